@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# Common definitions for swaplab scripts.  Source it; do not run it.
+#
+# Paths (each overridable from the environment):
+#   SWAPLAB_ROOT   the checkout
+#   SWAPLAB_WORK   git-ignored work dir holding the kernel work repository
+#   SWAPLAB_CACHE  build caches kept outside the checkout
+#   LINUX_REPO     the kernel work repository (pristine + stage tags)
+
+SWAPLAB_ROOT=${SWAPLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SWAPLAB_WORK=${SWAPLAB_WORK:-$SWAPLAB_ROOT/work}
+SWAPLAB_CACHE=${SWAPLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/swaplab}
+LINUX_REPO=${LINUX_REPO:-$SWAPLAB_WORK/linux}
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+LINUX_PKG=${LINUX_PKG:-linux-source-6.1}
+SERIES=${SERIES:-$SWAPLAB_ROOT/solutions/series}
+export SWAPLAB_ROOT SWAPLAB_WORK SWAPLAB_CACHE LINUX_REPO
+
+# Fixed identity and dates make every commit in the work repository
+# reproducible: the same tree and series give the same stage hashes in
+# every clone, so cache keys survive a fresh checkout.
+export GIT_AUTHOR_NAME="swaplab" GIT_AUTHOR_EMAIL="swaplab@localhost"
+export GIT_COMMITTER_NAME="swaplab" GIT_COMMITTER_EMAIL="swaplab@localhost"
+export GIT_AUTHOR_DATE="2016-10-20T16:31:39Z" GIT_COMMITTER_DATE="2016-10-20T16:31:39Z"
+
+if [ -t 2 ]; then
+	_c_red=$'\e[31m' _c_grn=$'\e[32m' _c_dim=$'\e[2m' _c_off=$'\e[0m'
+else
+	_c_red='' _c_grn='' _c_dim='' _c_off=''
+fi
+
+info() { printf '%s==>%s %s\n' "$_c_grn" "$_c_off" "$*" >&2; }
+note() { printf '%s    %s%s\n' "$_c_dim" "$*" "$_c_off" >&2; }
+warn() { printf '%swarning:%s %s\n' "$_c_red" "$_c_off" "$*" >&2; }
+die() { printf '%serror:%s %s\n' "$_c_red" "$_c_off" "$*" >&2; exit "${DIE_STATUS:-1}"; }
+
+# now_s: seconds since the epoch with two decimals
+now_s() { date +%s.%N | cut -c1-13; }
+# elapsed START: seconds since START, one decimal
+elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# jobs for make: all host cores
+njobs() { nproc 2>/dev/null || echo 2; }
+
+# stage_ref NN: the git ref of reference stage NN in the work repository
+stage_ref() {
+	case "$1" in
+	[0-9][0-9]) echo "stage-$1" ;;
+	*) die "STAGE must be two digits (00..06), got '$1'" ;;
+	esac
+}
+
+# series_patches: the patch names in solutions/series, in order
+series_patches() {
+	[ -f "$SERIES" ] || die "missing $SERIES"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES"
+}
+
+require_repo() {
+	[ -d "$LINUX_REPO/.git" ] ||
+		die "no kernel work repository at $LINUX_REPO; run 'make setup' first"
+}
