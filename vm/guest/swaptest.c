@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swaptest: swaplab's in-guest swap exerciser.  Every subcommand checks
+ * every byte it swapped and prints nonce-tagged RESULT and METRIC lines.
+ *
+ *   swaptest pageout [-n PAGES] [-t THREADS] [-r ROUNDS] [-m MINPCT]
+ *       Fill PAGES pages, push them out with MADV_PAGEOUT, fault them back
+ *       on THREADS threads in random order timing each fault, verify.
+ *   swaptest fill [-f PERCENT] [-k SLACK_PAGES]
+ *       Fill swap beyond PERCENT % of SwapTotal, verify, unmap, and check
+ *       SwapFree returns to SwapTotal (less SLACK_PAGES held by caches).
+ *   swaptest hold [-n PAGES]
+ *       Swap PAGES pages out, print "HOLDING n", wait for a line on stdin
+ *       (run it in the background with a fifo), then verify every byte.
+ *   swaptest swapon DEVICE [PRIORITY]
+ */
+#define _GNU_SOURCE
+#include "common.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/swap.h>
+#include <unistd.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+static uint64_t seed = 0x5eed5eedULL;
+
+/* Push [p, p + n pages) out; returns the pages that ended up swapped. */
+static long page_out(unsigned char *p, size_t n)
+{
+	size_t chunk = 1024, off;
+	long swapped = 0;
+	int pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		for (off = 0; off < n; off += chunk) {
+			size_t len = (n - off < chunk ? n - off : chunk);
+
+			if (madvise(p + off * PAGE_SZ, len * PAGE_SZ,
+				    MADV_PAGEOUT))
+				fatal("madvise(MADV_PAGEOUT): %s",
+				      strerror(errno));
+		}
+		swapped = count_swapped(p, n);
+		if ((size_t)swapped == n)
+			break;
+	}
+	return swapped;
+}
+
+struct refault {
+	unsigned char *base;
+	size_t npages, first, stride;
+	unsigned gen;
+	uint64_t *lat;		/* one slot per page this thread touches */
+	size_t nlat;
+	size_t bad;		/* pages with a wrong byte */
+	size_t first_bad;	/* index of the first such page */
+};
+
+static void *refault_thread(void *arg)
+{
+	struct refault *r = arg;
+	uint64_t s = seed ^ (r->first + 1) * 0x2545F4914F6CDD1DULL;
+	size_t count = (r->npages - r->first + r->stride - 1) / r->stride;
+	size_t *order = malloc(count * sizeof(*order));
+	size_t i;
+
+	if (!order)
+		fatal("out of memory");
+	for (i = 0; i < count; i++)
+		order[i] = r->first + i * r->stride;
+	for (i = count; i > 1; i--) {	/* Fisher-Yates */
+		size_t j = rnd(&s) % i, t = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	r->first_bad = (size_t)-1;
+	for (i = 0; i < count; i++) {
+		unsigned char *pg = r->base + order[i] * PAGE_SZ;
+		uint64_t t0 = now_ns();
+
+		(void)*(volatile uint64_t *)pg;
+		r->lat[r->nlat++] = now_ns() - t0;
+		if (check_page(pg, seed, order[i], r->gen)) {
+			if (!r->bad++ || order[i] < r->first_bad)
+				r->first_bad = order[i];
+		}
+	}
+	free(order);
+	return NULL;
+}
+
+/* Fault [base, npages) back on nthreads threads; returns wrong pages. */
+static size_t refault_all(unsigned char *base, size_t npages, int nthreads,
+			  unsigned gen, uint64_t *lat, size_t *nlat,
+			  size_t *first_bad)
+{
+	pthread_t tid[64];
+	struct refault r[64];
+	size_t bad = 0, off = 0;
+	int t;
+
+	*first_bad = (size_t)-1;
+	for (t = 0; t < nthreads; t++) {
+		r[t] = (struct refault){ .base = base, .npages = npages,
+					 .first = t, .stride = nthreads,
+					 .gen = gen, .lat = lat + off };
+		off += (npages - t + nthreads - 1) / nthreads;
+		if (pthread_create(&tid[t], NULL, refault_thread, &r[t]))
+			fatal("pthread_create failed");
+	}
+	*nlat = 0;
+	for (t = 0; t < nthreads; t++) {
+		pthread_join(tid[t], NULL);
+		bad += r[t].bad;
+		if (r[t].bad && r[t].first_bad < *first_bad)
+			*first_bad = r[t].first_bad;
+	}
+	/* compact the per-thread latency runs */
+	off = 0;
+	for (t = 0; t < nthreads; t++) {
+		memmove(lat + *nlat, r[t].lat, r[t].nlat * sizeof(*lat));
+		*nlat += r[t].nlat;
+	}
+	return bad;
+}
+
+static int cmd_pageout(int argc, char **argv)
+{
+	size_t npages = 20000, i, nlat, first_bad, bad;
+	int nthreads = 2, rounds = 1, minpct = 95, opt, round, ok = 1;
+	const char *name = "pageout";
+	unsigned char *p;
+	uint64_t *lat, p50, p99;
+	long swapped, in0, out0;
+	struct rusage ru0, ru1;
+
+	while ((opt = getopt(argc, argv, "n:t:r:m:N:")) != -1) {
+		switch (opt) {
+		case 'n': npages = parse_long(optarg, "pages"); break;
+		case 't': nthreads = parse_long(optarg, "threads"); break;
+		case 'r': rounds = parse_long(optarg, "rounds"); break;
+		case 'm': minpct = parse_long(optarg, "min percent"); break;
+		case 'N': name = optarg; break;
+		default: fatal("usage: swaptest pageout [-n pages] [-t threads] [-r rounds] [-m minpct] [-N name]");
+		}
+	}
+	if (nthreads < 1 || nthreads > 64 || !npages || rounds < 1)
+		fatal("pageout: bad arguments");
+	p = xmap(npages * PAGE_SZ);
+	lat = malloc(npages * sizeof(*lat));
+	if (!lat)
+		fatal("out of memory");
+
+	for (round = 0; round < rounds && ok; round++) {
+		for (i = 0; i < npages; i++)
+			fill_page(p + i * PAGE_SZ, seed, i, round);
+		out0 = vmstat("pswpout");
+		in0 = vmstat("pswpin");
+		swapped = page_out(p, npages);
+		diag("round %d: %ld of %zu pages swapped out (pswpout +%ld)",
+		     round, swapped, npages, vmstat("pswpout") - out0);
+		if (swapped * 100 < (long)npages * minpct) {
+			result(name, 0, "MADV_PAGEOUT swapped out only %ld of %zu pages (need %d%%)",
+			       swapped, npages, minpct);
+			ok = 0;
+			break;
+		}
+		getrusage(RUSAGE_SELF, &ru0);
+		bad = refault_all(p, npages, nthreads, round, lat, &nlat,
+				  &first_bad);
+		getrusage(RUSAGE_SELF, &ru1);
+		percentiles(lat, nlat, &p50, &p99);
+		diag("round %d: refaulted on %d threads: %ld major faults, pswpin +%ld, median %.2f us, p99 %.2f us",
+		     round, nthreads, ru1.ru_majflt - ru0.ru_majflt,
+		     vmstat("pswpin") - in0, p50 / 1e3, p99 / 1e3);
+		metric("swapped_pages", swapped);
+		metric("major_faults", ru1.ru_majflt - ru0.ru_majflt);
+		metric("fault_median_us", p50 / 1e3);
+		metric("fault_p99_us", p99 / 1e3);
+		if (bad) {
+			result(name, 0, "%zu of %zu pages came back wrong after swap-in (first: page %zu, round %d)",
+			       bad, npages, first_bad, round);
+			ok = 0;
+		}
+	}
+	if (ok)
+		result(name, 1, "%zu pages x %d rounds swapped out and back on %d threads, every byte intact",
+		       npages, rounds, nthreads);
+	munmap(p, npages * PAGE_SZ);
+	free(lat);
+	return !ok;
+}
+
+static int cmd_fill(int argc, char **argv)
+{
+	int pct = 96, opt, ok = 1;
+	long slack = 0, total, free0, free1, free2, swapped;
+	size_t npages, i, bad = 0;
+	unsigned char *p;
+
+	while ((opt = getopt(argc, argv, "f:k:")) != -1) {
+		switch (opt) {
+		case 'f': pct = parse_long(optarg, "percent"); break;
+		case 'k': slack = parse_long(optarg, "slack pages"); break;
+		default: fatal("usage: swaptest fill [-f percent] [-k slack_pages]");
+		}
+	}
+	total = meminfo_kb("SwapTotal") / 4;
+	free0 = meminfo_kb("SwapFree") / 4;
+	if (total <= 0)
+		fatal("fill: no swap is on");
+	npages = (size_t)total * pct / 100 + 64;
+	diag("fill: SwapTotal %ld pages, SwapFree %ld, writing %zu pages",
+	     total, free0, npages);
+	p = xmap(npages * PAGE_SZ);
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 7);
+	swapped = page_out(p, npages);
+	free1 = meminfo_kb("SwapFree") / 4;
+	metric("fill_used_pct", 100.0 * (total - free1) / total);
+	diag("fill: %ld pages swapped, SwapFree now %ld (%.1f%% used)",
+	     swapped, free1, 100.0 * (total - free1) / total);
+	if ((total - free1) * 100 < total * (pct - 1)) {
+		result("fill", 0, "swap only %.1f%% used after writing %zu pages (expected > %d%%)",
+		       100.0 * (total - free1) / total, npages, pct - 1);
+		ok = 0;
+	}
+	for (i = 0; i < npages; i++)
+		if (check_page(p + i * PAGE_SZ, seed, i, 7))
+			bad++;
+	munmap(p, npages * PAGE_SZ);
+	free2 = meminfo_kb("SwapFree") / 4;
+	metric("drain_free_pages", free2);
+	diag("fill: after unmap SwapFree %ld of %ld pages (slack allowed %ld)",
+	     free2, total, slack);
+	if (bad) {
+		result("fill", 0, "%zu of %zu pages came back wrong from a nearly full swap",
+		       bad, npages);
+		ok = 0;
+	}
+	if (free2 + slack < total) {
+		result("fill", 0, "swap slots leaked: SwapFree %ld pages after freeing everything, SwapTotal %ld (allowed slack %ld)",
+		       free2, total, slack);
+		ok = 0;
+	}
+	if (ok)
+		result("fill", 1, "filled swap to %.1f%%, read back intact, SwapFree back to %ld of %ld",
+		       100.0 * (total - free1) / total, free2, total);
+	return !ok;
+}
+
+/*
+ * hold: swap pages out and wait for a line on stdin before verifying.
+ * Lets a script run swapoff, CPU hotplug or a second test while the
+ * pages are out.
+ */
+static int cmd_hold(int argc, char **argv)
+{
+	size_t npages = 20000, i, bad = 0;
+	int opt, ok = 1;
+	unsigned char *p;
+	long swapped;
+	char line[64];
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		switch (opt) {
+		case 'n': npages = parse_long(optarg, "pages"); break;
+		default: fatal("usage: swaptest hold [-n pages]  (then write a line on stdin)");
+		}
+	}
+	p = xmap(npages * PAGE_SZ);
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 3);
+	swapped = page_out(p, npages);
+	printf("HOLDING %ld\n", swapped);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		diag("hold: stdin closed; verifying now");
+	for (i = 0; i < npages; i++)
+		if (check_page(p + i * PAGE_SZ, seed, i, 3))
+			bad++;
+	if (bad) {
+		result("hold", 0, "%zu of %zu held pages came back wrong", bad,
+		       npages);
+		ok = 0;
+	} else {
+		result("hold", 1, "%zu pages (%ld swapped) held and verified",
+		       npages, swapped);
+	}
+	return !ok;
+}
+
+/* swapon with an explicit priority (busybox's swapon has no -p). */
+static int cmd_swapon(int argc, char **argv)
+{
+	int flags = 0;
+
+	if (argc < 2 || argc > 3)
+		fatal("usage: swaptest swapon DEVICE [PRIORITY]");
+	if (argc == 3)
+		flags = SWAP_FLAG_PREFER |
+			((int)parse_long(argv[2], "priority") & SWAP_FLAG_PRIO_MASK);
+	if (swapon(argv[1], flags))
+		fatal("swapon %s: %s", argv[1], strerror(errno));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("SWAPTEST_SEED"))
+		seed = strtoull(getenv("SWAPTEST_SEED"), NULL, 0);
+	if (!strcmp(sub, "pageout"))
+		return cmd_pageout(argc - 1, argv + 1);
+	if (!strcmp(sub, "fill"))
+		return cmd_fill(argc - 1, argv + 1);
+	if (!strcmp(sub, "swapon"))
+		return cmd_swapon(argc - 1, argv + 1);
+	if (!strcmp(sub, "hold"))
+		return cmd_hold(argc - 1, argv + 1);
+	fprintf(stderr, "usage: swaptest pageout|fill|hold|swapon [options]\n");
+	return 2;
+}
