@@ -50,9 +50,10 @@ stage_ref() {
 	esac
 }
 
-# series_patches: the patch names in solutions/series, in order
+# series_patches: the patch names in solutions/series, in order (none
+# when the file does not exist yet)
 series_patches() {
-	[ -f "$SERIES" ] || die "missing $SERIES"
+	[ -f "$SERIES" ] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES"
 }
 

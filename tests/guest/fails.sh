@@ -1,0 +1,3 @@
+. /lib/swaplab.sh
+pass one "this one passes"
+fail two "this one fails"

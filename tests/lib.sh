@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# Tiny test harness: t_ok NAME / t_bad NAME WHY, then t_summary.
+# The closing line is "N passed, N failed".
+T_PASS=0 T_FAIL=0 T_FAILED=""
+t_ok() { T_PASS=$((T_PASS + 1)); printf '  ok    %s\n' "$1"; }
+t_bad() {
+	T_FAIL=$((T_FAIL + 1)); T_FAILED="$T_FAILED $1"
+	printf '  FAIL  %s: %s\n' "$1" "$2"
+}
+# t_expect_rc NAME WANT CMD...: run CMD, compare its exit status
+t_expect_rc() {
+	local name=$1 want=$2 got out
+	shift 2
+	set +e
+	out=$("$@" 2>&1)
+	got=$?
+	set -e
+	if [ "$got" = "$want" ]; then
+		t_ok "$name"
+	else
+		t_bad "$name" "exit $got, wanted $want; output: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+# t_output_has NAME PATTERN CMD...: CMD's output (any exit) matches PATTERN
+t_output_has() {
+	local name=$1 pat=$2 out
+	shift 2
+	set +e
+	out=$("$@" 2>&1)
+	set -e
+	if printf '%s' "$out" | grep -qE -- "$pat"; then
+		t_ok "$name"
+	else
+		t_bad "$name" "output lacks /$pat/: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+t_summary() {
+	[ -z "$T_FAILED" ] || printf 'failed:%s\n' "$T_FAILED"
+	printf '%d passed, %d failed\n' "$T_PASS" "$T_FAIL"
+	[ "$T_FAIL" = 0 ]
+}
