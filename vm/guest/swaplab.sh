@@ -26,3 +26,10 @@ swap_setup() {
 	done
 	echo "swap_setup: $1: $(grep -c '^/dev' /proc/swaps) device(s), $(meminfo SwapTotal) kB"
 }
+
+# swapoff_all: swapoff every active swap device (busybox's -a needs fstab)
+swapoff_all() {
+	for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do
+		swapoff "$d" || return 1
+	done
+}
