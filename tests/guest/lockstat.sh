@@ -1,0 +1,50 @@
+# Lock fingerprint (debug kernel): clear /proc/lock_stat, run a fixed swap
+# workload, report per-class counts as metrics.
+#   si_lock_*    the swap device lock (si->lock): the "&p->lock*" lockdep
+#                class with a dependency on swap_avail_lock (taken under
+#                si->lock at swapon in every stage), so no guessing by name
+#   cluster_*    every class whose name mentions cluster_info (cluster locks)
+#   xa_lock_*    every xarray lock class; the workload does no file I/O, so
+#                these are the swap-cache trunks' locks
+#   pages        pages swapped out (pswpout) during the workload
+. /lib/swaplab.sh
+PAGES=${PAGES:-20000}
+[ -r /proc/lock_stat ] || { fail lockstat "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
+si_class=$(awk '
+	/^[0-9a-f]+ FD:/ { cls = $0; sub(/^.*: /, "", cls); next }
+	/^ -> / && / swap_avail_lock$/ && cls ~ /^&p->lock/ { print cls; exit }
+' /proc/lockdep)
+[ -n "$si_class" ] || { fail lockstat "could not identify the swap device lock class in /proc/lockdep"; exit 1; }
+echo "lockstat: swap device lock class is '$si_class'"
+out0=$(sed -n 's/^pswpout //p' /proc/vmstat)
+echo 0 >/proc/lock_stat
+swaptest pageout -n "$PAGES" -t "$(nproc)" -N lockstat-workload >/tmp/w.out
+rc=$?
+cp /proc/lock_stat /tmp/ls
+out1=$(sed -n 's/^pswpout //p' /proc/vmstat)
+cat /tmp/w.out
+[ "$rc" = 0 ] || exit 1
+pages=$((out1 - out0))
+awk -v si="$si_class" -v pages="$pages" '
+function put(k, v) { printf "SWAPLAB %s METRIC %s %s\n", ENVIRON["SWAPLAB_NONCE"], k, v }
+{
+	i = index($0, ": "); if (!i) next
+	name = substr($0, 1, i - 1); sub(/^ +/, "", name)
+	n = split(substr($0, i + 2), f, " ")
+	if (n < 12 || f[1] !~ /^[0-9]+$/) next
+	if (name == si) { sa += f[8]; sc += f[2] }
+	if (name ~ /cluster_info/) { ca += f[8]; cc += f[2] }
+	if (name ~ /xa_lock/) { xa += f[8]; xc += f[2] }
+}
+END {
+	put("pages", pages)
+	put("si_lock_acq", sa + 0); put("si_lock_con", sc + 0)
+	put("cluster_lock_acq", ca + 0); put("cluster_lock_con", cc + 0)
+	put("xa_lock_acq", xa + 0); put("xa_lock_con", xc + 0)
+	if (pages > 0) {
+		put("si_lock_acq_per_page", sprintf("%.4f", sa / pages))
+		put("si_lock_con_per_page", sprintf("%.5f", sc / pages))
+		put("cluster_lock_acq_per_page", sprintf("%.4f", ca / pages))
+	}
+}' /tmp/ls
+[ "$pages" -gt 0 ] && pass lockstat "lock_stat collected over $pages swapped pages" || fail lockstat "no pages swapped"
