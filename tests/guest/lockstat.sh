@@ -8,6 +8,7 @@
 #                these are the swap-cache trunks' locks
 #   pages        pages swapped out (pswpout) during the workload
 . /lib/swaplab.sh
+PAGES=$(sed -n "s/.*swaplab.pages=\([0-9]*\).*/\1/p" /proc/cmdline)
 PAGES=${PAGES:-20000}
 [ -r /proc/lock_stat ] || { fail lockstat "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
 si_class=$(awk '

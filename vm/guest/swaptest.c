@@ -13,11 +13,17 @@
  *       Swap PAGES pages out, print "HOLDING n", wait for a line on stdin
  *       (run it in the background with a fifo), then verify every byte.
  *   swaptest swapon DEVICE [PRIORITY]
+ *   swaptest pressure [-w MB] [-t THREADS] [-a ACCESSES] [-N NAME]
+ *       The seed's experiment: THREADS threads randomly read and write a
+ *       working set of MB (run it in a memcg whose memory.max is half of
+ *       it).  Times each access to a page that pagemap showed swapped out
+ *       (a swap-in fault); verifies every page it touches.
  */
 #define _GNU_SOURCE
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -302,6 +308,128 @@ static int cmd_hold(int argc, char **argv)
 	return !ok;
 }
 
+struct pressure {
+	unsigned char *base;
+	unsigned char *gen;	/* per-page generation, owned by one thread */
+	size_t npages, first, stride, accesses;
+	int pagemap;
+	uint64_t *lat;
+	size_t nlat, bad, swapped_seen;
+};
+
+static int page_swapped(int fd, const void *addr)
+{
+	uint64_t e;
+
+	if (pread(fd, &e, 8, (uintptr_t)addr / PAGE_SZ * 8) != 8)
+		fatal("read pagemap: %s", strerror(errno));
+	return !!(e & (1ULL << 62));
+}
+
+static void *pressure_thread(void *arg)
+{
+	struct pressure *r = arg;
+	uint64_t s = seed ^ (r->first + 7) * 0x9E3779B97F4A7C15ULL;
+	size_t owned = (r->npages - r->first + r->stride - 1) / r->stride;
+	size_t i;
+
+	for (i = 0; i < r->accesses; i++) {
+		size_t idx = r->first + (rnd(&s) % owned) * r->stride;
+		unsigned char *pg = r->base + idx * PAGE_SZ;
+		int was_out = page_swapped(r->pagemap, pg);
+		uint64_t t0 = now_ns(), t1;
+
+		(void)*(volatile uint64_t *)pg;
+		t1 = now_ns();
+		if (was_out) {
+			r->lat[r->nlat++] = t1 - t0;
+			r->swapped_seen++;
+		}
+		if (check_page(pg, seed, idx, r->gen[idx]))
+			r->bad++;
+		if (!(rnd(&s) & 3))	/* one access in four writes */
+			fill_page(pg, seed, idx, ++r->gen[idx]);
+	}
+	return NULL;
+}
+
+static int cmd_pressure(int argc, char **argv)
+{
+	size_t mb = 256, npages, accesses = 100000, i, nlat = 0, bad = 0;
+	int nthreads = 2, opt, t;
+	const char *name = "pressure";
+	struct pressure r[64];
+	pthread_t tid[64];
+	unsigned char *p, *gen;
+	uint64_t *lat, p50, p99, t0, t1;
+	long in0, out0, in1, out1;
+	double secs;
+
+	while ((opt = getopt(argc, argv, "w:t:a:N:")) != -1) {
+		switch (opt) {
+		case 'w': mb = parse_long(optarg, "working set MB"); break;
+		case 't': nthreads = parse_long(optarg, "threads"); break;
+		case 'a': accesses = parse_long(optarg, "accesses"); break;
+		case 'N': name = optarg; break;
+		default: fatal("usage: swaptest pressure [-w MB] [-t threads] [-a accesses per thread] [-N name]");
+		}
+	}
+	if (nthreads < 1 || nthreads > 64 || !mb || !accesses)
+		fatal("pressure: bad arguments");
+	npages = mb * 256;
+	p = xmap(npages * PAGE_SZ);
+	gen = calloc(npages, 1);
+	lat = malloc((size_t)nthreads * accesses * sizeof(*lat));
+	if (!gen || !lat)
+		fatal("out of memory");
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 0);
+	in0 = vmstat("pswpin");
+	out0 = vmstat("pswpout");
+	t0 = now_ns();
+	for (t = 0; t < nthreads; t++) {
+		r[t] = (struct pressure){ .base = p, .gen = gen, .npages = npages,
+			.first = t, .stride = nthreads, .accesses = accesses,
+			.lat = lat + (size_t)t * accesses };
+		r[t].pagemap = open("/proc/self/pagemap", O_RDONLY);
+		if (r[t].pagemap < 0)
+			fatal("open pagemap: %s", strerror(errno));
+		if (pthread_create(&tid[t], NULL, pressure_thread, &r[t]))
+			fatal("pthread_create failed");
+	}
+	for (t = 0; t < nthreads; t++) {
+		pthread_join(tid[t], NULL);
+		close(r[t].pagemap);
+		memmove(lat + nlat, r[t].lat, r[t].nlat * sizeof(*lat));
+		nlat += r[t].nlat;
+		bad += r[t].bad;
+	}
+	t1 = now_ns();
+	in1 = vmstat("pswpin");
+	out1 = vmstat("pswpout");
+	secs = (t1 - t0) / 1e9;
+	percentiles(lat, nlat, &p50, &p99);
+	diag("pressure: %zu MB on %d threads, %zu accesses each: %zu swap-in faults, median %.2f us, p99 %.2f us; %.0f swap-ins/s, %.0f swap-outs/s",
+	     mb, nthreads, accesses, nlat, p50 / 1e3, p99 / 1e3,
+	     (in1 - in0) / secs, (out1 - out0) / secs);
+	metric("swapin_faults", nlat);
+	metric("fault_median_us", p50 / 1e3);
+	metric("fault_p99_us", p99 / 1e3);
+	metric("swapins_per_s", (in1 - in0) / secs);
+	metric("swapouts_per_s", (out1 - out0) / secs);
+	if (bad)
+		result(name, 0, "%zu accesses found a wrong byte under memory pressure", bad);
+	else if (!nlat)
+		result(name, 0, "no access hit a swapped-out page: is the memcg limit below the %zu MB working set?", mb);
+	else
+		result(name, 1, "%zu MB randomly read and written on %d threads under pressure, %zu swap-ins, every byte intact",
+		       mb, nthreads, nlat);
+	munmap(p, npages * PAGE_SZ);
+	free(gen);
+	free(lat);
+	return bad || !nlat;
+}
+
 /* swapon with an explicit priority (busybox's swapon has no -p). */
 static int cmd_swapon(int argc, char **argv)
 {
@@ -328,10 +456,12 @@ int main(int argc, char **argv)
 		return cmd_pageout(argc - 1, argv + 1);
 	if (!strcmp(sub, "fill"))
 		return cmd_fill(argc - 1, argv + 1);
+	if (!strcmp(sub, "pressure"))
+		return cmd_pressure(argc - 1, argv + 1);
 	if (!strcmp(sub, "swapon"))
 		return cmd_swapon(argc - 1, argv + 1);
 	if (!strcmp(sub, "hold"))
 		return cmd_hold(argc - 1, argv + 1);
-	fprintf(stderr, "usage: swaptest pageout|fill|hold|swapon [options]\n");
+	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|swapon [options]\n");
 	return 2;
 }
