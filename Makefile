@@ -6,7 +6,7 @@ CONFIG ?= fast
 LAB ?= 01
 S := scripts
 
-.PHONY: help deps setup stages tree kernel run gdb test test-unit test-smoke grade
+.PHONY: help deps setup stages tree kernel run gdb test test-unit test-smoke grade bench
 
 help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
@@ -55,3 +55,7 @@ test-smoke: setup
 
 grade: setup
 	@grader/grade --lab $(LAB) --self
+
+## make bench [VCPUS=2 ROUNDS=3 BENCH_OUT=dir]   the series' effect, stage by stage
+bench: setup
+	@VCPUS=$(or $(VCPUS),2) ROUNDS=$(or $(ROUNDS),3) scripts/bench
