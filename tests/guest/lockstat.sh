@@ -11,11 +11,24 @@
 PAGES=$(sed -n "s/.*swaplab.pages=\([0-9]*\).*/\1/p" /proc/cmdline)
 PAGES=${PAGES:-20000}
 [ -r /proc/lock_stat ] || { fail lockstat "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
-si_class=$(awk '
-	/^[0-9a-f]+ FD:/ { cls = $0; sub(/^.*: /, "", cls); next }
+find_si_class() {
+	awk '
+	/^[0-9a-f]+ / && / FD: / { cls = $0; sub(/^.*: /, "", cls); next }
 	/^ -> / && / swap_avail_lock$/ && cls ~ /^&p->lock/ { print cls; exit }
-' /proc/lockdep)
-[ -n "$si_class" ] || { fail lockstat "could not identify the swap device lock class in /proc/lockdep"; exit 1; }
+	' /tmp/lockdep
+}
+si_class=""
+for try in 1 2 3 4 5; do
+	cat /proc/lockdep >/tmp/lockdep
+	si_class=$(find_si_class)
+	[ -n "$si_class" ] && break
+	sleep 1
+done
+if [ -z "$si_class" ]; then
+	grep -n -B4 'swap_avail_lock' /tmp/lockdep | head -30
+	fail lockstat "could not identify the swap device lock class in /proc/lockdep"
+	exit 1
+fi
 echo "lockstat: swap device lock class is '$si_class'"
 out0=$(sed -n 's/^pswpout //p' /proc/vmstat)
 echo 0 >/proc/lock_stat
