@@ -12,6 +12,11 @@
  *   swaptest hold [-n PAGES]
  *       Swap PAGES pages out, print "HOLDING n", wait for a line on stdin
  *       (run it in the background with a fifo), then verify every byte.
+ *   swaptest fork [-n PAGES]
+ *       Swap PAGES pages out, fork (each swap entry now has count 2),
+ *       child and parent refault and verify, the child rewrites half.
+ *   swaptest shmem [-n PAGES]
+ *       Same for MAP_SHARED anonymous (shmem) pages.
  *   swaptest swapon DEVICE [PRIORITY]
  *   swaptest pressure [-w MB] [-t THREADS] [-a ACCESSES] [-N NAME]
  *       The seed's experiment: THREADS threads randomly read and write a
@@ -32,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/swap.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef MADV_PAGEOUT
@@ -430,6 +436,106 @@ static int cmd_pressure(int argc, char **argv)
 	return bad || !nlat;
 }
 
+static size_t verify_range(unsigned char *p, size_t from, size_t to,
+			   unsigned gen)
+{
+	size_t i, bad = 0;
+
+	for (i = from; i < to; i++)
+		if (check_page(p + i * PAGE_SZ, seed, i, gen))
+			bad++;
+	return bad;
+}
+
+static int cmd_fork(int argc, char **argv)
+{
+	size_t npages = 16384, i, bad;
+	int opt, status;
+	unsigned char *p;
+	long swapped;
+	pid_t pid;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		switch (opt) {
+		case 'n': npages = parse_long(optarg, "pages"); break;
+		default: fatal("usage: swaptest fork [-n pages]");
+		}
+	}
+	p = xmap(npages * PAGE_SZ);
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 11);
+	swapped = page_out(p, npages);
+	if (swapped * 10 < (long)npages * 9) {
+		result("fork", 0, "only %ld of %zu pages swapped before fork", swapped, npages);
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0)
+		fatal("fork: %s", strerror(errno));
+	if (!pid) {
+		/* child: shared swap entries (count 2); read all, rewrite half */
+		bad = verify_range(p, 0, npages, 11);
+		for (i = 0; i < npages / 2; i++)
+			fill_page(p + i * PAGE_SZ, seed, i, 12);
+		page_out(p, npages);
+		bad += verify_range(p, 0, npages / 2, 12);
+		bad += verify_range(p, npages / 2, npages, 11);
+		_exit(bad ? 1 : 0);
+	}
+	/* parent, concurrently: its view must stay the original one */
+	bad = verify_range(p, 0, npages, 11);
+	if (waitpid(pid, &status, 0) < 0)
+		fatal("waitpid: %s", strerror(errno));
+	page_out(p, npages);
+	bad += verify_range(p, 0, npages, 11);
+	if (bad || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		result("fork", 0, "copy-on-write over shared swap entries went wrong: parent %zu bad pages, child status %d",
+		       bad, status);
+		return 1;
+	}
+	result("fork", 1, "%zu pages swapped, shared by fork (swap count 2), both sides intact after COW",
+	       npages);
+	munmap(p, npages * PAGE_SZ);
+	return 0;
+}
+
+static int cmd_shmem(int argc, char **argv)
+{
+	size_t npages = 16384, i, bad;
+	int opt;
+	unsigned char *p;
+	long out0, out;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		switch (opt) {
+		case 'n': npages = parse_long(optarg, "pages"); break;
+		default: fatal("usage: swaptest shmem [-n pages]");
+		}
+	}
+	p = mmap(NULL, npages * PAGE_SZ, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		fatal("mmap shared: %s", strerror(errno));
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 21);
+	out0 = vmstat("pswpout");
+	page_out(p, npages);
+	out = vmstat("pswpout") - out0;
+	diag("shmem: %ld of %zu pages written to swap", out, npages);
+	bad = verify_range(p, 0, npages, 21);
+	munmap(p, npages * PAGE_SZ);
+	if (out * 10 < (long)npages * 9) {
+		result("shmem", 0, "MADV_PAGEOUT wrote only %ld of %zu shmem pages to swap", out, npages);
+		return 1;
+	}
+	if (bad) {
+		result("shmem", 0, "%zu of %zu shmem pages came back wrong", bad, npages);
+		return 1;
+	}
+	result("shmem", 1, "%zu shmem pages swapped out and back intact", npages);
+	return 0;
+}
+
 /* swapon with an explicit priority (busybox's swapon has no -p). */
 static int cmd_swapon(int argc, char **argv)
 {
@@ -456,12 +562,16 @@ int main(int argc, char **argv)
 		return cmd_pageout(argc - 1, argv + 1);
 	if (!strcmp(sub, "fill"))
 		return cmd_fill(argc - 1, argv + 1);
+	if (!strcmp(sub, "fork"))
+		return cmd_fork(argc - 1, argv + 1);
+	if (!strcmp(sub, "shmem"))
+		return cmd_shmem(argc - 1, argv + 1);
 	if (!strcmp(sub, "pressure"))
 		return cmd_pressure(argc - 1, argv + 1);
 	if (!strcmp(sub, "swapon"))
 		return cmd_swapon(argc - 1, argv + 1);
 	if (!strcmp(sub, "hold"))
 		return cmd_hold(argc - 1, argv + 1);
-	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|swapon [options]\n");
+	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|fork|shmem|swapon [options]\n");
 	return 2;
 }
