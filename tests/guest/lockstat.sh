@@ -1,8 +1,6 @@
 # Lock fingerprint (debug kernel): clear /proc/lock_stat, run a fixed swap
 # workload, report per-class counts as metrics.
-#   si_lock_*    the swap device lock (si->lock): the "&p->lock*" lockdep
-#                class with a dependency on swap_avail_lock (taken under
-#                si->lock at swapon in every stage), so no guessing by name
+#   si_lock_*    the swap device lock (si->lock), found by si_lock_class
 #   cluster_*    every class whose name mentions cluster_info (cluster locks)
 #   xa_lock_*    every xarray lock class; the workload does no file I/O, so
 #                these are the swap-cache trunks' locks
@@ -11,19 +9,7 @@
 PAGES=$(sed -n "s/.*swaplab.pages=\([0-9]*\).*/\1/p" /proc/cmdline)
 PAGES=${PAGES:-20000}
 [ -r /proc/lock_stat ] || { fail lockstat "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
-find_si_class() {
-	awk '
-	/^[0-9a-f]+ / && / FD: / { cls = $0; sub(/^.*: /, "", cls); next }
-	/^ -> / && / swap_avail_lock$/ && cls ~ /^&p->lock/ { print cls; exit }
-	' /tmp/lockdep
-}
-si_class=""
-for try in 1 2 3 4 5; do
-	cat /proc/lockdep >/tmp/lockdep
-	si_class=$(find_si_class)
-	[ -n "$si_class" ] && break
-	sleep 1
-done
+si_class=$(si_lock_class)
 if [ -z "$si_class" ]; then
 	grep -n -B4 'swap_avail_lock' /tmp/lockdep | head -30
 	fail lockstat "could not identify the swap device lock class in /proc/lockdep"

@@ -9,18 +9,20 @@ meminfo() { sed -n "s/^$1: *\([0-9]*\).*/\1/p" /proc/meminfo; }
 
 # swap_setup MODE: pmem (one pmem device), rot (same, marked rotational so
 # the kernel keeps no cluster_info), two (pmem0 + pmem1, equal priority),
-# none.
+# mixed (pmem0 + pmem1, pmem1 rotational), none.
 swap_setup() {
 	case "$1" in
 	none) return 0 ;;
 	pmem|rot) devs=/dev/pmem0 ;;
-	two) devs="/dev/pmem0 /dev/pmem1" ;;
+	two|mixed) devs="/dev/pmem0 /dev/pmem1" ;;
 	*) echo "swap_setup: unknown mode $1"; return 1 ;;
 	esac
 	for d in $devs; do
 		[ -b "$d" ] || { echo "swap_setup: $d missing"; return 1; }
 		b=${d#/dev/}
-		[ "$1" = rot ] && echo 1 >/sys/block/$b/queue/rotational
+		case "$1:$b" in
+		rot:*|mixed:pmem1) echo 1 >/sys/block/$b/queue/rotational ;;
+		esac
 		mkswap "$d" >/dev/null || return 1
 		swaptest swapon "$d" 10 || return 1
 	done
@@ -32,4 +34,31 @@ swapoff_all() {
 	for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do
 		swapoff "$d" || return 1
 	done
+}
+
+# si_lock_class: the lockdep class name of the swap device lock (si->lock):
+# the "&p->lock*" class with a dependency on swap_avail_lock (taken under
+# si->lock at swapon in every stage), so no guessing by name.  Lockdep may
+# still be filling /proc/lockdep: retried for a few seconds.
+si_lock_class() {
+	for _try in 1 2 3 4 5; do
+		cat /proc/lockdep >/tmp/lockdep
+		_cls=$(awk '
+		/^[0-9a-f]+ / && / FD: / { cls = $0; sub(/^.*: /, "", cls); next }
+		/^ -> / && / swap_avail_lock$/ && cls ~ /^&p->lock/ { print cls; exit }
+		' /tmp/lockdep)
+		[ -n "$_cls" ] && { echo "$_cls"; return 0; }
+		sleep 1
+	done
+	return 1
+}
+
+# lock_acq CLASS: acquisitions of lockdep class CLASS in /proc/lock_stat
+lock_acq() {
+	awk -v c="$1" '{
+		i = index($0, ": "); if (!i) next
+		name = substr($0, 1, i - 1); sub(/^ +/, "", name)
+		n = split(substr($0, i + 2), f, " ")
+		if (n >= 12 && f[1] ~ /^[0-9]+$/ && name == c) a += f[8]
+	} END { print a + 0 }' /proc/lock_stat
 }

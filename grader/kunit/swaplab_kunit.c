@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swaplab white-box tests: one KUnit suite per lab.
+ *
+ * The grader never puts this file in a student's tree.  scripts/overlay
+ * copies it to mm/ of the kernel being graded and appends
+ *
+ *	#define SWAPLAB_LAB NN
+ *	#include "swaplab_kunit.c"
+ *
+ * to mm/swapfile.c, so the tests reach swapfile.c's static functions and
+ * only the suites of labs <= NN are compiled (lab NN's kernel has the
+ * interfaces of every earlier lab).  Lab 06's suite lives in
+ * swaplab_kunit_slots.c, included the same way by mm/swap_slots.c.
+ *
+ * The suites do not run at boot: there is no swap device then.  Once swap
+ * is on, the guest writes a lab number to /sys/kernel/debug/swaplab/kunit
+ * and reads the KTAP results from /sys/kernel/debug/kunit/swaplab-labNN/.
+ * Every message starts with "labNN:" and says what the contract is.
+ *
+ * The tests allocate swap slots directly and give them back; they expect
+ * an idle guest (tests/guest/kunit.sh runs nothing else) and run on the
+ * fast kernel.
+ */
+#include <kunit/test.h>
+#include <linux/debugfs.h>
+#include <linux/vmstat.h>
+#include <linux/uaccess.h>
+
+/* the first usable device with (SSD) or without (rotational) cluster_info */
+static struct swap_info_struct *swaplab_si(bool clustered)
+{
+	unsigned int type;
+
+	for (type = 0; type < READ_ONCE(nr_swapfiles); type++) {
+		struct swap_info_struct *si = swap_info[type];
+
+		if (si && (READ_ONCE(si->flags) & SWP_WRITEOK) &&
+		    !!si->cluster_info == clustered)
+			return si;
+	}
+	return NULL;
+}
+
+/* up to @max indexes from the head of @si's free cluster list */
+static int __maybe_unused swaplab_free_clusters(struct swap_info_struct *si,
+						unsigned int *idx, int max)
+{
+	struct swap_cluster_info *ci = si->cluster_info;
+	unsigned int i, tail;
+	int n = 0;
+
+	spin_lock(&si->lock);
+	if (!cluster_list_empty(&si->free_clusters)) {
+		i = cluster_list_first(&si->free_clusters);
+		tail = cluster_next(&si->free_clusters.tail);
+		for (;;) {
+			idx[n++] = i;
+			if (i == tail || n == max)
+				break;
+			i = cluster_next(&ci[i]);
+		}
+	}
+	spin_unlock(&si->lock);
+	return n;
+}
+
+#if SWAPLAB_LAB >= 1
+static void lab01_lock_cluster(struct kunit *test)
+{
+	struct swap_info_struct *si = swaplab_si(true);
+	struct swap_cluster_info *ci;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab01: no swap device with cluster_info");
+	ci = lock_cluster(si, 3 * SWAPFILE_CLUSTER + 7);
+	KUNIT_ASSERT_PTR_EQ_MSG(test, ci, si->cluster_info + 3,
+		"lab01: lock_cluster(si, offset) must return the swap_cluster_info of offset's cluster");
+	KUNIT_EXPECT_TRUE_MSG(test, spin_is_locked(&ci->lock),
+		"lab01: lock_cluster() must return with that cluster's lock held");
+	KUNIT_EXPECT_FALSE_MSG(test, spin_is_locked(&si->lock),
+		"lab01: lock_cluster() must not take si->lock");
+	unlock_cluster(ci);
+	KUNIT_EXPECT_FALSE_MSG(test, spin_is_locked(&ci->lock),
+		"lab01: unlock_cluster() must release the cluster lock");
+}
+
+static void lab01_fallback(struct kunit *test)
+{
+	struct swap_info_struct *ssd = swaplab_si(true), *rot = swaplab_si(false);
+	struct swap_cluster_info *ci;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ssd, "lab01: no swap device with cluster_info");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, rot, "lab01: no rotational swap device (swap mode 'mixed' expected)");
+	ci = lock_cluster_or_swap_info(rot, 5);
+	KUNIT_EXPECT_NULL_MSG(test, ci,
+		"lab01: a device without cluster_info has no cluster to return");
+	KUNIT_EXPECT_TRUE_MSG(test, spin_is_locked(&rot->lock),
+		"lab01: without cluster_info, lock_cluster_or_swap_info() must fall back to si->lock");
+	unlock_cluster_or_swap_info(rot, ci);
+	KUNIT_EXPECT_FALSE_MSG(test, spin_is_locked(&rot->lock),
+		"lab01: unlock_cluster_or_swap_info() must release si->lock");
+
+	ci = lock_cluster_or_swap_info(ssd, SWAPFILE_CLUSTER + 1);
+	KUNIT_ASSERT_PTR_EQ_MSG(test, ci, ssd->cluster_info + 1,
+		"lab01: with cluster_info, lock_cluster_or_swap_info() must lock the cluster");
+	KUNIT_EXPECT_FALSE_MSG(test, spin_is_locked(&ssd->lock),
+		"lab01: with cluster_info, lock_cluster_or_swap_info() must not take si->lock");
+	unlock_cluster_or_swap_info(ssd, ci);
+	KUNIT_EXPECT_FALSE_MSG(test, spin_is_locked(&ci->lock),
+		"lab01: unlock_cluster_or_swap_info() must release the cluster lock");
+}
+
+static void lab01_cluster_order(struct kunit *test)
+{
+	struct swap_info_struct *si = swaplab_si(true);
+	unsigned int idx[16];
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab01: no swap device with cluster_info");
+	n = swaplab_free_clusters(si, idx, ARRAY_SIZE(idx));
+	KUNIT_ASSERT_GE_MSG(test, n, 8, "lab01: fewer than 8 free clusters on a fresh device");
+	for (i = 1; i < n; i++) {
+		unsigned long a = idx[i - 1] * sizeof(struct swap_cluster_info);
+		unsigned long b = idx[i] * sizeof(struct swap_cluster_info);
+
+		KUNIT_EXPECT_NE_MSG(test, a / L1_CACHE_BYTES, b / L1_CACHE_BYTES,
+			"lab01: free clusters %u and %u follow each other on the free list but share a cache line of cluster_info",
+			idx[i - 1], idx[i]);
+	}
+}
+
+static struct kunit_case lab01_cases[] = {
+	KUNIT_CASE(lab01_lock_cluster),
+	KUNIT_CASE(lab01_fallback),
+	KUNIT_CASE(lab01_cluster_order),
+	{}
+};
+
+static struct kunit_suite lab01_suite = {
+	.name = "swaplab-lab01",
+	.test_cases = lab01_cases,
+};
+#endif
+
+#if SWAPLAB_LAB >= 2
+static void lab02_trunks(struct kunit *test)
+{
+	struct swap_info_struct *si = swaplab_si(true);
+	struct address_space *a0, *a1, *b, *last;
+	unsigned int type;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab02: no swap device with cluster_info");
+	KUNIT_ASSERT_GE_MSG(test, si->max, 2UL * SWAP_ADDRESS_SPACE_PAGES,
+		"lab02: the test device must span two 64 MB trunks");
+	type = si->type;
+	a0 = swap_address_space(swp_entry(type, 0));
+	a1 = swap_address_space(swp_entry(type, SWAP_ADDRESS_SPACE_PAGES - 1));
+	b = swap_address_space(swp_entry(type, SWAP_ADDRESS_SPACE_PAGES));
+	last = swap_address_space(swp_entry(type, si->max - 1));
+	KUNIT_EXPECT_PTR_EQ_MSG(test, a0, a1,
+		"lab02: offsets in the same 64 MB trunk must share one address_space");
+	KUNIT_EXPECT_PTR_NE_MSG(test, a0, b,
+		"lab02: offsets 64 MB apart must use distinct address_spaces");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, b, a0 + 1,
+		"lab02: trunk i of a device is swapper_spaces[type][i]");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, last,
+		a0 + (si->max - 1) / SWAP_ADDRESS_SPACE_PAGES,
+		"lab02: the last slot's address_space is trunk (max - 1) / SWAP_ADDRESS_SPACE_PAGES");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, last->a_ops, a0->a_ops,
+		"lab02: every trunk up to the device's last slot must be initialised at swapon (DIV_ROUND_UP)");
+}
+
+static void lab02_cluster_order(struct kunit *test)
+{
+	struct swap_info_struct *si = swaplab_si(true);
+	unsigned int idx[16];
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab02: no swap device with cluster_info");
+	n = swaplab_free_clusters(si, idx, ARRAY_SIZE(idx));
+	KUNIT_ASSERT_GE_MSG(test, n, 8, "lab02: fewer than 8 free clusters on a fresh device");
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_NE_MSG(test,
+			idx[i - 1] * SWAPFILE_CLUSTER / SWAP_ADDRESS_SPACE_PAGES,
+			idx[i] * SWAPFILE_CLUSTER / SWAP_ADDRESS_SPACE_PAGES,
+			"lab02: free clusters %u and %u follow each other on the free list but lie in the same 64 MB trunk",
+			idx[i - 1], idx[i]);
+}
+
+static void lab02_cluster_next(struct kunit *test)
+{
+	struct swap_info_struct *si = swaplab_si(true);
+	unsigned int old, same, crossed;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab02: no swap device with cluster_info");
+	KUNIT_ASSERT_TRUE_MSG(test, si->flags & SWP_SOLIDSTATE, "lab02: the device is not SSD-like");
+	get_cpu();
+	old = this_cpu_read(*si->cluster_next_cpu);
+	this_cpu_write(*si->cluster_next_cpu, 10);
+	set_cluster_next(si, 11);
+	same = this_cpu_read(*si->cluster_next_cpu);
+	this_cpu_write(*si->cluster_next_cpu, SWAP_ADDRESS_SPACE_PAGES - 1);
+	set_cluster_next(si, SWAP_ADDRESS_SPACE_PAGES + 5);
+	crossed = this_cpu_read(*si->cluster_next_cpu);
+	this_cpu_write(*si->cluster_next_cpu, old);
+	put_cpu();
+	KUNIT_EXPECT_EQ_MSG(test, same, 11U,
+		"lab02: within a trunk, set_cluster_next() keeps the next offset");
+	KUNIT_EXPECT_TRUE_MSG(test,
+		crossed % SWAP_ADDRESS_SPACE_PAGES == 0 || crossed == si->lowest_bit,
+		"lab02: crossing into another trunk must restart at the start of a randomly chosen trunk (got offset %u)",
+		crossed);
+}
+
+static struct kunit_case lab02_cases[] = {
+	KUNIT_CASE(lab02_trunks),
+	KUNIT_CASE(lab02_cluster_order),
+	KUNIT_CASE(lab02_cluster_next),
+	{}
+};
+
+static struct kunit_suite lab02_suite = {
+	.name = "swaplab-lab02",
+	.test_cases = lab02_cases,
+};
+#endif
+
+#if SWAPLAB_LAB >= 3
+/* page allocations so far, every zone, every CPU */
+static unsigned long swaplab_pgalloc(void)
+{
+	unsigned long ev[NR_VM_EVENT_ITEMS], sum = 0;
+	int z;
+
+	all_vm_events(ev);
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		sum += ev[PGALLOC_NORMAL - ZONE_NORMAL + z];
+	return sum;
+}
+
+static void lab03_swapcount(struct kunit *test)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, 0);
+	swp_entry_t entry;
+
+	KUNIT_ASSERT_NOT_NULL(test, folio);
+	entry = folio_alloc_swap(folio);
+	if (!entry.val)
+		folio_put(folio);
+	KUNIT_ASSERT_NE_MSG(test, entry.val, 0UL, "lab03: could not allocate a swap slot");
+	KUNIT_EXPECT_EQ_MSG(test, __swp_swapcount(entry), 0,
+		"lab03: a slot held only by the swap cache (SWAP_HAS_CACHE) has no swapped-out references");
+	KUNIT_EXPECT_EQ(test, swap_duplicate(entry), 0);
+	KUNIT_EXPECT_EQ_MSG(test, __swp_swapcount(entry), 1,
+		"lab03: __swp_swapcount() must count a page table reference to the slot");
+	swap_free(entry);
+	put_swap_folio(folio, entry);
+	folio_put(folio);
+}
+
+static void lab03_skip_unused(struct kunit *test)
+{
+	struct swap_info_struct *si = swaplab_si(true);
+	unsigned long off, before, allocated;
+	bool new_page;
+	int n = 0;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab03: no swap device with cluster_info");
+	before = swaplab_pgalloc();
+	for (off = si->max - 1; off > si->max / 2 && n < 64; off--) {
+		struct page *page;
+
+		if (READ_ONCE(si->swap_map[off]))
+			continue;
+		n++;
+		page = __read_swap_cache_async(swp_entry(si->type, off), GFP_KERNEL,
+					       NULL, 0, &new_page);
+		KUNIT_EXPECT_NULL_MSG(test, page,
+			"lab03: reading free slot %lu into the swap cache must fail", off);
+		if (page)
+			put_page(page);
+	}
+	allocated = swaplab_pgalloc() - before;
+	KUNIT_ASSERT_EQ(test, n, 64);
+	KUNIT_EXPECT_LT_MSG(test, allocated, 32UL,
+		"lab03: readahead of 64 unused slots allocated %lu pages: it must skip a slot with no references before allocating",
+		allocated);
+}
+
+static struct kunit_case lab03_cases[] = {
+	KUNIT_CASE(lab03_swapcount),
+	KUNIT_CASE(lab03_skip_unused),
+	{}
+};
+
+static struct kunit_suite lab03_suite = {
+	.name = "swaplab-lab03",
+	.test_cases = lab03_cases,
+};
+#endif
+
+#if SWAPLAB_LAB >= 4
+/* give back slots that hold only SWAP_HAS_CACHE, one order-0 folio's worth each */
+static void swaplab_put_slots(swp_entry_t *e, int n)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_NOFAIL, 0);
+	int i;
+
+	for (i = 0; i < n; i++)
+		put_swap_folio(folio, e[i]);
+	folio_put(folio);
+}
+
+static void lab04_batch(struct kunit *test)
+{
+	swp_entry_t e[4 * SWAP_BATCH];
+	long before, after;
+	int i, j, k, got, n = 0, most = 0;
+
+	/*
+	 * A batch may come back short where the per-CPU cluster runs out, so
+	 * ask four times: a batching allocator fills most of one batch.
+	 */
+	for (k = 0; k < 4; k++) {
+		before = atomic_long_read(&nr_swap_pages);
+		got = get_swap_pages(SWAP_BATCH, e + n, 1);
+		after = atomic_long_read(&nr_swap_pages);
+		KUNIT_EXPECT_EQ_MSG(test, before - after, (long)got,
+			"lab04: nr_swap_pages must drop by exactly the number of slots returned");
+		KUNIT_EXPECT_LE_MSG(test, got, SWAP_BATCH,
+			"lab04: get_swap_pages() returned more slots than asked for");
+		if (got < 0 || got > SWAP_BATCH)
+			break;
+		n += got;
+		most = max(most, got);
+	}
+	KUNIT_EXPECT_GT_MSG(test, most, SWAP_BATCH / 2,
+		"lab04: with plenty of free swap, get_swap_pages(SWAP_BATCH, ...) must fill most of a batch in one call (best of 4: %d)",
+		most);
+	for (i = 0; i < n; i++) {
+		struct swap_info_struct *si = swap_info[swp_type(e[i])];
+		unsigned long off = swp_offset(e[i]);
+
+		KUNIT_EXPECT_TRUE_MSG(test, si && off > 0 && off < si->max,
+			"lab04: slot %d (offset %lu) is out of the device's range", i, off);
+		if (si && off < si->max)
+			KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(si->swap_map[off]), SWAP_HAS_CACHE,
+				"lab04: a returned slot must be marked SWAP_HAS_CACHE");
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE_MSG(test, e[i].val, e[j].val,
+				"lab04: slots %d and %d were handed out twice", j, i);
+	}
+	swaplab_put_slots(e, n);
+}
+
+static void lab04_single(struct kunit *test)
+{
+	swp_entry_t e;
+	long before = atomic_long_read(&nr_swap_pages);
+
+	KUNIT_EXPECT_EQ_MSG(test, get_swap_pages(1, &e, 1), 1,
+		"lab04: get_swap_pages(1, ...) must return one slot");
+	KUNIT_EXPECT_EQ_MSG(test, before - atomic_long_read(&nr_swap_pages), 1L,
+		"lab04: a single-slot request must take exactly one slot from nr_swap_pages");
+	swaplab_put_slots(&e, 1);
+}
+
+static struct kunit_case lab04_cases[] = {
+	KUNIT_CASE(lab04_batch),
+	KUNIT_CASE(lab04_single),
+	{}
+};
+
+static struct kunit_suite lab04_suite = {
+	.name = "swaplab-lab04",
+	.test_cases = lab04_cases,
+};
+#endif
+
+#if SWAPLAB_LAB >= 5
+#define SWAPLAB_MIX 16
+
+static void lab05_mixed_batch(struct kunit *test)
+{
+	swp_entry_t got[4 * SWAP_BATCH], mix[2 * SWAPLAB_MIX], rest[4 * SWAP_BATCH];
+	struct swap_info_struct *si[2] = { NULL, NULL };
+	long inuse[2], before;
+	int i, k, n = 0, nmix = 0, nrest = 0, have[2] = { 0, 0 };
+
+	/* equal-priority devices take turns: collect slots on two of them */
+	for (k = 0; k < 4 && n < ARRAY_SIZE(got); k++)
+		n += get_swap_pages(SWAP_BATCH, got + n, 1);
+	for (i = 0; i < n; i++) {
+		struct swap_info_struct *p = swap_info[swp_type(got[i])];
+		int d = si[0] == p ? 0 : si[1] == p ? 1 : !si[0] ? 0 : !si[1] ? 1 : -1;
+
+		if (d >= 0 && !si[d])
+			si[d] = p;
+		if (d >= 0 && have[d] < SWAPLAB_MIX)
+			mix[2 * have[d]++ + d] = got[i];
+		else
+			rest[nrest++] = got[i];
+	}
+	if (have[0] < SWAPLAB_MIX || have[1] < SWAPLAB_MIX) {
+		swaplab_put_slots(got, n);
+		KUNIT_FAIL(test, "lab05: needs two swap devices of equal priority (swap mode 'two')");
+		return;
+	}
+	nmix = 2 * SWAPLAB_MIX;
+	inuse[0] = si[0]->inuse_pages;
+	inuse[1] = si[1]->inuse_pages;
+	before = atomic_long_read(&nr_swap_pages);
+	swapcache_free_entries(mix, nmix);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&nr_swap_pages) - before, (long)nmix,
+		"lab05: freeing a batch must give every slot back to nr_swap_pages exactly once");
+	for (k = 0; k < 2; k++)
+		KUNIT_EXPECT_EQ_MSG(test, inuse[k] - (long)si[k]->inuse_pages, (long)SWAPLAB_MIX,
+			"lab05: device %d: inuse_pages must drop by the number of its slots in the batch", k);
+	for (i = 0; i < nmix; i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+			READ_ONCE(swap_info[swp_type(mix[i])]->swap_map[swp_offset(mix[i])]), 0,
+			"lab05: slot %d of the batch was not freed", i);
+	swapcache_free_entries(rest, nrest);
+}
+
+static struct kunit_case lab05_cases[] = {
+	KUNIT_CASE(lab05_mixed_batch),
+	{}
+};
+
+static struct kunit_suite lab05_suite = {
+	.name = "swaplab-lab05",
+	.test_cases = lab05_cases,
+};
+
+/*
+ * /sys/kernel/debug/swaplab/batch: write N to allocate N slots (in batches
+ * of SWAP_BATCH), then "free" to give them all back in one
+ * swapcache_free_entries() call.  The guest counts the swap device lock's
+ * acquisitions in /proc/lock_stat around the free.
+ */
+static swp_entry_t swaplab_batch[1024];
+static int swaplab_batch_n;
+
+static ssize_t swaplab_batch_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	char buf[16];
+	int want, got;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sysfs_streq(buf, "free")) {
+		swapcache_free_entries(swaplab_batch, swaplab_batch_n);
+		swaplab_batch_n = 0;
+		return len;
+	}
+	if (kstrtoint(buf, 10, &want) || want < 0 ||
+	    want > ARRAY_SIZE(swaplab_batch) - swaplab_batch_n)
+		return -EINVAL;
+	while (want > 0) {
+		got = get_swap_pages(min(want, SWAP_BATCH),
+				     swaplab_batch + swaplab_batch_n, 1);
+		if (!got)
+			return -ENOSPC;
+		swaplab_batch_n += got;
+		want -= got;
+	}
+	return len;
+}
+
+static const struct file_operations swaplab_batch_fops = {
+	.write = swaplab_batch_write,
+};
+#endif
+
+#if SWAPLAB_LAB >= 6
+extern struct kunit_suite swaplab_lab06_suite;
+#endif
+
+static struct kunit_suite *swaplab_suites[] = {
+	NULL,
+#if SWAPLAB_LAB >= 1
+	&lab01_suite,
+#endif
+#if SWAPLAB_LAB >= 2
+	&lab02_suite,
+#endif
+#if SWAPLAB_LAB >= 3
+	&lab03_suite,
+#endif
+#if SWAPLAB_LAB >= 4
+	&lab04_suite,
+#endif
+#if SWAPLAB_LAB >= 5
+	&lab05_suite,
+#endif
+#if SWAPLAB_LAB >= 6
+	&swaplab_lab06_suite,
+#endif
+};
+
+/* /sys/kernel/debug/swaplab/kunit: write a lab number to run its suite */
+static ssize_t swaplab_kunit_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	char buf[8];
+	unsigned int lab;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (kstrtouint(buf, 10, &lab) || lab == 0 || lab >= ARRAY_SIZE(swaplab_suites))
+		return -ENOENT;
+	__kunit_test_suites_init(&swaplab_suites[lab], 1);
+	return len;
+}
+
+static const struct file_operations swaplab_kunit_fops = {
+	.write = swaplab_kunit_write,
+};
+
+static int __init swaplab_kunit_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("swaplab", NULL);
+
+	debugfs_create_file("kunit", 0200, dir, NULL, &swaplab_kunit_fops);
+#if SWAPLAB_LAB >= 5
+	debugfs_create_file("batch", 0200, dir, NULL, &swaplab_batch_fops);
+#endif
+	return 0;
+}
+late_initcall(swaplab_kunit_init);

@@ -1,0 +1,21 @@
+# Lab 05's lock fingerprint (debug kernel, grading build): allocate N swap
+# slots, clear /proc/lock_stat, free them all in one swapcache_free_entries()
+# call (/sys/kernel/debug/swaplab/batch), and count the swap device lock's
+# acquisitions.  Batched free takes each device's lock once per batch; the
+# bound allows one take per SWAP_BATCH (64) slots.
+. /lib/swaplab.sh
+N=${1:-512}
+batch=/sys/kernel/debug/swaplab/batch
+[ -r /proc/lock_stat ] || { fail batch-free "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
+[ -e "$batch" ] || { fail batch-free "no $batch (not a lab 05 grading build)"; exit 1; }
+cls=$(si_lock_class) || { fail batch-free "could not identify the swap device lock class in /proc/lockdep"; exit 1; }
+echo "$N" >"$batch" || { fail batch-free "could not allocate $N slots"; exit 1; }
+echo 0 >/proc/lock_stat
+echo free >"$batch" || { fail batch-free "the batch free failed"; exit 1; }
+acq=$(lock_acq "$cls")
+metric batch_free_si_lock_acq "$acq"
+if [ "$acq" -ge 1 ] && [ $((acq * 64)) -le "$N" ]; then
+	pass batch-free "freeing $N slots in one batch took si->lock $acq times"
+else
+	fail batch-free "freeing $N slots in one batch took si->lock $acq times: take each device's lock once per batch, not once per slot (bound: $((N / 64)))"
+fi
