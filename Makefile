@@ -25,6 +25,7 @@ deps:
 setup: deps
 	@$(S)/setup-tree
 	@$(S)/stages
+	@$(S)/lab-starts
 
 stages: setup
 
