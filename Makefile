@@ -6,17 +6,23 @@ CONFIG ?= fast
 LAB ?= 01
 S := scripts
 
-.PHONY: help deps setup stages tree kernel run gdb test test-unit test-smoke grade bench
+.PHONY: help deps setup stages tree kernel run gdb test test-unit test-smoke grade bench start handin
 
 help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
 
+## make start LAB=NN        start lab NN: work/linux becomes your work tree
+##                          (FROM=mine: from your own lab NN-1; FRESH=1: over)
 ## make grade LAB=NN        grade your work on lab NN (main job)
+## make handin LAB=NN       write your lab NN work as one patch to hand in
+## make run LAB=NN [TEST=tests/guest/X.sh ARGS=.. SWAP=pmem|two|mixed|rot]
+##                          boot your lab NN kernel (with the lab's tests)
+## make gdb LAB=NN          the same, halted with a gdb stub
 ## make test                the kit's own test suite (what CI runs)
 ## make setup               install packages, unpack the kernel, make the stages
 ## make tree STAGE=NN OUT=D write reference stage NN's source tree to D
 ## make kernel STAGE=NN CONFIG=fast|debug   build (or reuse) a stage kernel
-## make run STAGE=NN [CONFIG=..] [TEST=script]  boot it and run a guest script
+## make run STAGE=NN [CONFIG=..] [TEST=script]  boot reference stage NN
 ## make gdb STAGE=NN        boot halted with a gdb stub; prints how to attach
 
 deps:
@@ -37,13 +43,20 @@ kernel: setup
 	@$(S)/build-kernel --stage $(STAGE) --config $(CONFIG) >/dev/null
 
 TEST ?= tests/guest/smoke.sh
+# run/gdb: LAB=NN on the command line boots your work tree (grading build of
+# lab NN), otherwise reference stage STAGE
+ifeq ($(origin LAB),command line)
+KSRC = $$(grader/grade --lab $(LAB) --self --build-only $(CONFIG))
+else
+KSRC = $$($(S)/build-kernel --stage $(STAGE) --config $(CONFIG))
+endif
+SWAP ?= pmem
+RUNARGS = --test "$(TEST)" --swap "$(SWAP)" $(if $(ARGS),--args "$(ARGS)")
 run: setup
-	@img=$$($(S)/build-kernel --stage $(STAGE) --config $(CONFIG)) && \
-	  vm/run --kernel "$$img" --test "$(TEST)"
+	@img=$(KSRC) && vm/run --kernel "$$img" $(RUNARGS)
 
 gdb: setup
-	@img=$$($(S)/build-kernel --stage $(STAGE) --config $(CONFIG)) && \
-	  vm/run --kernel "$$img" --test "$(TEST)" --gdb
+	@img=$(KSRC) && vm/run --kernel "$$img" $(RUNARGS) --gdb
 
 test: setup
 	@tests/run
@@ -54,8 +67,14 @@ test-unit:
 test-smoke: setup
 	@tests/smoke
 
+start: setup
+	@$(S)/start $(LAB) $(if $(filter mine,$(FROM)),mine) $(if $(FRESH),fresh)
+
 grade: setup
 	@grader/grade --lab $(LAB) --self
+
+handin: setup
+	@$(S)/handin $(LAB)
 
 ## make bench [VCPUS=2 ROUNDS=3 BENCH_OUT=dir]   the series' effect, stage by stage
 bench: setup

@@ -1,18 +1,13 @@
 # swapoff while pages are out: every byte must come back into memory.
 . /lib/swaplab.sh
-mkfifo /tmp/go
-swaptest hold -n 40000 </tmp/go >/tmp/hold.out &
-exec 3>/tmp/go
-while ! grep -q HOLDING /tmp/hold.out 2>/dev/null; do sleep 1; done
+hold_start 20000
 used=$(awk '$1 == "/dev/pmem0" { print $4 }' /proc/swaps)
 if swapoff /dev/pmem0; then
 	pass swapoff-busy "swapoff with ${used} kB in use succeeded"
 else
 	fail swapoff-busy "swapoff with ${used} kB in use failed"
 fi
-echo go >&3
-wait
-cat /tmp/hold.out
+hold_end
 # repeated swapon/swapoff
 ok=1
 for i in 1 2 3; do

@@ -2,15 +2,10 @@
 . /lib/swaplab.sh
 n=$(grep -c '^/dev/pmem' /proc/swaps)
 [ "$n" = 2 ] || { fail two-devices "expected 2 swap devices, found $n"; exit 1; }
-mkfifo /tmp/go
-swaptest hold -n 40000 </tmp/go >/tmp/hold.out &
-exec 3>/tmp/go
-while ! grep -q HOLDING /tmp/hold.out 2>/dev/null; do sleep 1; done
+hold_start 20000
 u0=$(awk '$1 == "/dev/pmem0" { print $4 }' /proc/swaps)
 u1=$(awk '$1 == "/dev/pmem1" { print $4 }' /proc/swaps)
-echo go >&3
-wait
-cat /tmp/hold.out
+hold_end
 if [ "${u0:-0}" -gt 0 ] && [ "${u1:-0}" -gt 0 ]; then
 	pass two-devices "both devices used: pmem0 ${u0} kB, pmem1 ${u1} kB"
 else

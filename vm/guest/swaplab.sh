@@ -62,3 +62,24 @@ lock_acq() {
 		if (n >= 12 && f[1] ~ /^[0-9]+$/ && name == c) a += f[8]
 	} END { print a + 0 }' /proc/lock_stat
 }
+
+# hold_start PAGES: in the background, swap PAGES pages out and keep them
+# out (swaptest hold) until hold_end; returns once they are out.
+# hold_end: let the holder verify every page and print its result.
+hold_start() {
+	rm -f /tmp/go /tmp/hold.out
+	mkfifo /tmp/go
+	swaptest hold -n "$1" </tmp/go >/tmp/hold.out &
+	_hold_pid=$!
+	exec 3>/tmp/go
+	while ! grep -q HOLDING /tmp/hold.out 2>/dev/null; do
+		kill -0 "$_hold_pid" 2>/dev/null || break
+		sleep 1
+	done
+}
+hold_end() {
+	echo go >&3
+	exec 3>&-
+	wait "$_hold_pid"
+	cat /tmp/hold.out
+}
