@@ -71,7 +71,7 @@ start: setup
 	@$(S)/start $(LAB) $(if $(filter mine,$(FROM)),mine) $(if $(FRESH),fresh)
 
 grade: setup
-	@grader/grade --lab $(LAB) --self
+	@grader/grade --lab $(LAB) --self $(if $(LATENCY),--latency)
 
 handin: setup
 	@$(S)/handin $(LAB)

@@ -229,12 +229,14 @@ static struct kunit_suite lab02_suite = {
 /* page allocations so far, every zone, every CPU */
 static unsigned long swaplab_pgalloc(void)
 {
-	unsigned long ev[NR_VM_EVENT_ITEMS], sum = 0;
+	unsigned long *ev, sum = 0;
 	int z;
 
+	ev = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*ev), GFP_KERNEL | __GFP_NOFAIL);
 	all_vm_events(ev);
 	for (z = 0; z < MAX_NR_ZONES; z++)
 		sum += ev[PGALLOC_NORMAL - ZONE_NORMAL + z];
+	kfree(ev);
 	return sum;
 }
 
@@ -313,9 +315,11 @@ static void swaplab_put_slots(swp_entry_t *e, int n)
 
 static void lab04_batch(struct kunit *test)
 {
-	swp_entry_t e[4 * SWAP_BATCH];
+	swp_entry_t *e = kunit_kcalloc(test, 4 * SWAP_BATCH, sizeof(*e), GFP_KERNEL);
 	long before, after;
 	int i, j, k, got, n = 0, most = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
 
 	/*
 	 * A batch may come back short where the per-CPU cluster runs out, so
@@ -382,13 +386,18 @@ static struct kunit_suite lab04_suite = {
 
 static void lab05_mixed_batch(struct kunit *test)
 {
-	swp_entry_t got[4 * SWAP_BATCH], mix[2 * SWAPLAB_MIX], rest[4 * SWAP_BATCH];
+	swp_entry_t *got = kunit_kcalloc(test, 4 * SWAP_BATCH, sizeof(*got), GFP_KERNEL);
+	swp_entry_t *rest = kunit_kcalloc(test, 4 * SWAP_BATCH, sizeof(*rest), GFP_KERNEL);
+	swp_entry_t mix[2 * SWAPLAB_MIX];
 	struct swap_info_struct *si[2] = { NULL, NULL };
 	long inuse[2], before;
 	int i, k, n = 0, nmix = 0, nrest = 0, have[2] = { 0, 0 };
 
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, rest);
+
 	/* equal-priority devices take turns: collect slots on two of them */
-	for (k = 0; k < 4 && n < ARRAY_SIZE(got); k++)
+	for (k = 0; k < 4; k++)
 		n += get_swap_pages(SWAP_BATCH, got + n, 1);
 	for (i = 0; i < n; i++) {
 		struct swap_info_struct *p = swap_info[swp_type(got[i])];
@@ -403,7 +412,7 @@ static void lab05_mixed_batch(struct kunit *test)
 	}
 	if (have[0] < SWAPLAB_MIX || have[1] < SWAPLAB_MIX) {
 		swaplab_put_slots(got, n);
-		KUNIT_FAIL(test, "lab05: needs two swap devices of equal priority (swap mode 'two')");
+		KUNIT_FAIL(test, "lab05: needs two swap devices of equal priority (swap mode 'two' or 'mixed')");
 		return;
 	}
 	nmix = 2 * SWAPLAB_MIX;
@@ -436,11 +445,32 @@ static struct kunit_suite lab05_suite = {
 /*
  * /sys/kernel/debug/swaplab/batch: write N to allocate N slots (in batches
  * of SWAP_BATCH), then "free" to give them all back in one
- * swapcache_free_entries() call.  The guest counts the swap device lock's
- * acquisitions in /proc/lock_stat around the free.
+ * swapcache_free_entries() call, devices interleaved (A B A B ...) as a
+ * CPU's return cache may hold them.  The guest counts the swap device
+ * lock's acquisitions in /proc/lock_stat around the free.
  */
-static swp_entry_t swaplab_batch[1024];
+static swp_entry_t swaplab_batch[1024], swaplab_mixed[1024];
 static int swaplab_batch_n;
+
+/* reorder swaplab_batch so that consecutive entries alternate devices */
+static void swaplab_interleave(void)
+{
+	unsigned int first = swp_type(swaplab_batch[0]);
+	int i, a = 0, b = 0, n = 0;
+
+	while (n < swaplab_batch_n) {
+		while (a < swaplab_batch_n && swp_type(swaplab_batch[a]) != first)
+			a++;
+		if (a < swaplab_batch_n)
+			swaplab_mixed[n++] = swaplab_batch[a++];
+		while (b < swaplab_batch_n && swp_type(swaplab_batch[b]) == first)
+			b++;
+		if (b < swaplab_batch_n)
+			swaplab_mixed[n++] = swaplab_batch[b++];
+	}
+	for (i = 0; i < n; i++)
+		swaplab_batch[i] = swaplab_mixed[i];
+}
 
 static ssize_t swaplab_batch_write(struct file *file, const char __user *ubuf,
 				   size_t len, loff_t *ppos)
@@ -454,6 +484,8 @@ static ssize_t swaplab_batch_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[len] = '\0';
 	if (sysfs_streq(buf, "free")) {
+		if (swaplab_batch_n)
+			swaplab_interleave();
 		swapcache_free_entries(swaplab_batch, swaplab_batch_n);
 		swaplab_batch_n = 0;
 		return len;

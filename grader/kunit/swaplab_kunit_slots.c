@@ -68,7 +68,8 @@ static void lab06_low_watermark(struct kunit *test)
 	long hide;
 	bool low, again;
 
-	KUNIT_ASSERT_TRUE(test, swap_slot_cache_enabled);
+	KUNIT_ASSERT_TRUE_MSG(test, swap_slot_cache_enabled,
+		"lab06: the slots cache must be enabled once a swap device is on (enable_swap_slots_cache at swapon)");
 	/* pretend swap is nearly full, then give the pages back */
 	hide = get_nr_swap_pages() - 1;
 	atomic_long_sub(hide, &nr_swap_pages);

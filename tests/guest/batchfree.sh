@@ -1,8 +1,10 @@
-# Lab 05's lock fingerprint (debug kernel, grading build): allocate N swap
-# slots, clear /proc/lock_stat, free them all in one swapcache_free_entries()
-# call (/sys/kernel/debug/swaplab/batch), and count the swap device lock's
-# acquisitions.  Batched free takes each device's lock once per batch; the
-# bound allows one take per SWAP_BATCH (64) slots.
+# Lab 05's lock fingerprint (debug kernel, grading build, two devices):
+# allocate N swap slots, clear /proc/lock_stat, free them all in one
+# swapcache_free_entries() call with the devices interleaved
+# (/sys/kernel/debug/swaplab/batch), and count the swap device locks'
+# acquisitions.  A batched free takes each device's lock once (sorting by
+# device first); the bound allows one take per SWAP_BATCH (64) slots, far
+# below the one take per slot of an unbatched or unsorted free.
 . /lib/swaplab.sh
 N=${1:-512}
 batch=/sys/kernel/debug/swaplab/batch

@@ -4,9 +4,9 @@
 # entries), shmem, and swapoff with pages out (try_to_unuse).  Any lockdep,
 # BUG or WARNING splat on the console fails the check (vm/run watches).
 . /lib/swaplab.sh
-swaptest pageout -n 8192 -t "$(nproc)" -N lockdep-pageout
+swaptest pageout -n 4096 -t "$(nproc)" -N lockdep-pageout
 swaptest fork -n 4096
 swaptest shmem -n 4096
-hold_start 8192
+hold_start 4096
 if swapoff_all; then pass lockdep-swapoff "swapoff with pages out"; else fail lockdep-swapoff "swapoff failed"; fi
 hold_end

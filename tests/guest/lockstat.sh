@@ -7,7 +7,7 @@
 #   pages        pages swapped out (pswpout) during the workload
 . /lib/swaplab.sh
 PAGES=$(sed -n "s/.*swaplab.pages=\([0-9]*\).*/\1/p" /proc/cmdline)
-PAGES=${PAGES:-8192}
+PAGES=${PAGES:-4096}
 [ -r /proc/lock_stat ] || { fail lockstat "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
 si_class=$(si_lock_class)
 if [ -z "$si_class" ]; then
