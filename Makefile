@@ -17,7 +17,7 @@ help:
 ## make handin LAB=NN       write your lab NN work as one patch to hand in
 ## make run LAB=NN [TEST=tests/guest/X.sh ARGS=.. SWAP=pmem|two|mixed|rot]
 ##                          boot your lab NN kernel (with the lab's tests)
-## make gdb LAB=NN          the same, halted with a gdb stub
+## make gdb LAB=NN          the same, halted, gdb stub, debug info (CONFIG=gdb)
 ## make test                the kit's own test suite (what CI runs)
 ## make setup               install packages, unpack the kernel, make the stages
 ## make tree STAGE=NN OUT=D write reference stage NN's source tree to D
@@ -55,6 +55,9 @@ RUNARGS = --test "$(TEST)" --swap "$(SWAP)" $(if $(ARGS),--args "$(ARGS)")
 run: setup
 	@img=$(KSRC) && vm/run --kernel "$$img" $(RUNARGS)
 
+# make gdb builds the gdb config (fast + DWARF debug info; the first build
+# takes several minutes) unless CONFIG is given on the command line
+gdb: CONFIG = gdb
 gdb: setup
 	@img=$(KSRC) && vm/run --kernel "$$img" $(RUNARGS) --gdb
 

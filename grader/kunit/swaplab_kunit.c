@@ -167,7 +167,7 @@ static void lab02_trunks(struct kunit *test)
 		a0 + (si->max - 1) / SWAP_ADDRESS_SPACE_PAGES,
 		"lab02: the last slot's address_space is trunk (max - 1) / SWAP_ADDRESS_SPACE_PAGES");
 	KUNIT_EXPECT_PTR_EQ_MSG(test, last->a_ops, a0->a_ops,
-		"lab02: every trunk up to the device's last slot must be initialised at swapon (DIV_ROUND_UP)");
+		"lab02: every trunk up to the device's last slot must be initialized at swapon (DIV_ROUND_UP)");
 }
 
 static void lab02_cluster_order(struct kunit *test)
