@@ -4,7 +4,7 @@
 WS=$(sed -n 's/.*swaplab.ws=\([0-9]*\).*/\1/p' /proc/cmdline)
 WS=${WS:-256}
 ACC=$(sed -n 's/.*swaplab.acc=\([0-9]*\).*/\1/p' /proc/cmdline)
-ACC=${ACC:-30000}
+ACC=${ACC:-15000}
 cg=/sys/fs/cgroup/swaplab
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p "$cg"
