@@ -57,6 +57,12 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES"
 }
 
+# allowlist_paths: the files a lab submission may change (grader/allowlist
+# without its comments), one per line
+allowlist_paths() {
+	sed -e 's/#.*//' -e '/^$/d' "$SWAPLAB_ROOT/grader/allowlist"
+}
+
 require_repo() {
 	[ -d "$LINUX_REPO/.git" ] ||
 		die "no kernel work repository at $LINUX_REPO; run 'make setup' first"
