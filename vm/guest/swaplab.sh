@@ -20,8 +20,10 @@ swap_setup() {
 	for d in $devs; do
 		[ -b "$d" ] || { echo "swap_setup: $d missing"; return 1; }
 		b=${d#/dev/}
+		# set both ways: a grouped run may follow a rot check with a pmem one
 		case "$1:$b" in
 		rot:*|mixed:pmem1) echo 1 >/sys/block/$b/queue/rotational ;;
+		*) echo 0 >/sys/block/$b/queue/rotational ;;
 		esac
 		mkswap "$d" >/dev/null || return 1
 		swaptest swapon "$d" 10 || return 1
