@@ -39,8 +39,8 @@ now_s() { date +%s.%N | cut -c1-13; }
 # elapsed START: seconds since START, one decimal
 elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# jobs for make: all host cores
-njobs() { nproc 2>/dev/null || echo 2; }
+# jobs for make: all host cores (SWAPLAB_JOBS=N overrides)
+njobs() { echo "${SWAPLAB_JOBS:-$(nproc 2>/dev/null || echo 2)}"; }
 
 # stage_ref NN: the git ref of reference stage NN in the work repository
 stage_ref() {

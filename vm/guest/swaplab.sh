@@ -76,7 +76,7 @@ hold_start() {
 	exec 3>/tmp/go
 	while ! grep -q HOLDING /tmp/hold.out 2>/dev/null; do
 		kill -0 "$_hold_pid" 2>/dev/null || break
-		sleep 1
+		sleep 0.1
 	done
 }
 hold_end() {
