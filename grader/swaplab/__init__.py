@@ -1,0 +1,12 @@
+"""swaplab grader core.
+
+The parts, kept apart as in the kernel's own kunit.py:
+  checks   -- the check table (grader/checks.tsv) and which checks a grade runs
+  logs     -- parsers: console logs (nonce-tagged lines, kernel errors, SysRq
+              stacks), build logs, KTAP (with the kernel tree's kunit_parser)
+  verdict  -- Record, and the one place where a check's verdict is decided
+  report   -- the table, the failure excerpt, JSON / JUnit / Gradescope
+  run      -- builds and guest boots (the bash/expect plumbing does the work)
+  grade    -- the command line of grader/grade
+Standard library only.
+"""

@@ -1,0 +1,478 @@
+"""grader/grade: the command line.  See HELP."""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from typing import Dict, List, Optional
+
+from . import checks as checks_mod
+from . import logs, report, run, verdict
+from .checks import ROOT, Check
+from .report import Grade
+from .verdict import Record
+
+HELP = """\
+grader/grade --lab NN (--stage MM | --commit REV | --self | --tree DIR | --patch FILE)
+             [--json OUT] [--junit OUT] [--gradescope OUT] [--keep DIR] [--own]
+             [--only A,B] [--latency] [--build-only CONFIG]
+
+Builds the kernel under test, boots it in QEMU and runs every check of
+grader/checks.tsv for labs <= NN.  Prints a table and the total.
+
+What to grade:
+  --stage MM   reference stage MM
+  --commit REV a commit of the work repository
+  --self       the student's work tree (work/linux, branch lab-NN, started
+               by scripts/start if need be), committed or not
+  --tree DIR   a kernel source tree
+  --patch FILE a patch applied to the lab's starting tree
+Options:
+  --json OUT, --junit OUT, --gradescope OUT
+               reports: the grade as JSON, JUnit XML, Gradescope results.json;
+               every one asked for is written whatever the outcome
+               (rejection, kernel error, timeout, interrupt, grader error)
+  --keep DIR   keep the logs in DIR (default: a temporary folder, kept)
+  --only A,B   run only the checks named (ids from grader/checks.tsv)
+  --own        run only lab NN's own checks
+  --latency    also run the latency check (graded and solution kernels
+               interleaved; about a minute under TCG)
+  --build-only CONFIG  build the graded kernel with CONFIG, print its image
+               directory, run no check (make run/gdb LAB=NN)
+  --lab 00     the integrity checks alone (for the baseline stage)
+Environment: SWAPLAB_GUEST_TIMEOUT (seconds a guest check may run, 600).
+
+Exit status:
+  0    every check passed
+  1    some check failed (FAIL, ERROR, TIMEOUT or SKIP)
+  2    the submission was rejected before building (hygiene)
+  3    grader error: bad arguments, no work repository, a broken kit
+  130  interrupted (SIGINT, SIGTERM or SIGHUP); reports say so
+"""
+
+
+class GraderError(Exception):
+    """A problem of the grader or its input, not of the graded kernel."""
+
+
+class Rejected(Exception):
+    """The submission fails hygiene: it is not built."""
+
+
+def git(*args: str, env: Optional[dict] = None, cwd: Optional[str] = None, check: bool = True,
+        input: Optional[bytes] = None) -> str:
+    repo = os.environ['LINUX_REPO']
+    p = subprocess.run(['git', '-C', cwd or repo, *args], capture_output=True, env=env, input=input)
+    if check and p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, ['git', *args], p.stdout, p.stderr)
+    return p.stdout.decode('utf-8', errors='replace').strip()
+
+
+def env_defaults() -> None:
+    """The paths scripts/lib.sh defines, for the bash plumbing we call."""
+    os.environ.setdefault('SWAPLAB_ROOT', ROOT)
+    os.environ.setdefault('SWAPLAB_WORK', os.path.join(os.environ['SWAPLAB_ROOT'], 'work'))
+    os.environ.setdefault('SWAPLAB_CACHE', os.path.join(
+        os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'swaplab'))
+    os.environ.setdefault('LINUX_REPO', os.path.join(os.environ['SWAPLAB_WORK'], 'linux'))
+    for k, v in (('GIT_AUTHOR_NAME', 'swaplab'), ('GIT_AUTHOR_EMAIL', 'swaplab@localhost'),
+                 ('GIT_COMMITTER_NAME', 'swaplab'), ('GIT_COMMITTER_EMAIL', 'swaplab@localhost'),
+                 ('GIT_AUTHOR_DATE', '2016-10-20T16:31:39Z'),
+                 ('GIT_COMMITTER_DATE', '2016-10-20T16:31:39Z')):
+        os.environ[k] = v
+
+
+def allowlist() -> List[str]:
+    out = []
+    with open(os.path.join(ROOT, 'grader', 'allowlist'), encoding='utf-8') as f:
+        for l in f:
+            l = l.split('#')[0].strip()
+            if l:
+                out.append(l)
+    return out
+
+
+# ---------------------------------------------------------------- source
+def resolve(a: argparse.Namespace, lab: str) -> tuple:
+    """(commit, what): the commit of the work repository to grade, made on
+    a private index for trees and patches after the hygiene checks."""
+    repo = os.environ['LINUX_REPO']
+    if not os.path.isdir(os.path.join(repo, '.git')):
+        raise GraderError(f"no kernel work repository at {repo}; run 'make setup' first")
+    kind, val = a.src
+    if kind == 'self':
+        p = subprocess.run([os.path.join(ROOT, 'scripts', 'start'), lab], stdout=sys.stderr)
+        if p.returncode != 0:
+            raise GraderError(f'scripts/start {lab} failed (exit {p.returncode})')
+        kind, val = 'tree', repo
+    if kind == 'stage':
+        if not re.fullmatch(r'[0-9][0-9]', val):
+            raise GraderError(f"--stage takes two digits (00..06), got '{val}'")
+        c = git('rev-parse', '-q', '--verify', f'stage-{val}^{{commit}}', check=False)
+        if not c:
+            raise GraderError(f'no reference stage {val} yet')
+        return c, f'reference stage-{val}'
+    if kind == 'commit':
+        c = git('rev-parse', '-q', '--verify', f'{val}^{{commit}}', check=False)
+        if not c:
+            raise GraderError(f'no such commit: {val}')
+        return c, f'commit {val}'
+    # tree or patch: the lab's starting tree
+    start = start_ref = ''
+    refs = [f'lab-{lab}-start', f'stage-{int(lab, 10) - 1:02d}']
+    if kind == 'tree' and os.path.realpath(val) == os.path.realpath(repo):
+        refs.insert(0, f'refs/swaplab/start/lab-{lab}')
+    for r in refs:
+        start = git('rev-parse', '-q', '--verify', f'{r}^{{commit}}', check=False)
+        if start:
+            start_ref = r
+            break
+    if not start:
+        raise GraderError(f'lab {lab} has no starting tree yet')
+    hyg = tempfile.mkdtemp(prefix='swaplab-hyg.')
+    try:
+        env = dict(os.environ, GIT_INDEX_FILE=os.path.join(hyg, 'index'))
+        git('read-tree', start, env=env)
+        if kind == 'patch':
+            pf = os.path.realpath(val)
+            if not os.path.isfile(pf):
+                raise GraderError(f'no such patch file: {val}')
+            what = f'patch {os.path.basename(pf)} on {start_ref}'
+            paths = subprocess.run([os.path.join(ROOT, 'grader', 'patch-paths'), pf],
+                                   capture_output=True, text=True).stdout.split()
+            if not paths:
+                raise Rejected('the file holds no diff')
+            p = subprocess.run([os.path.join(ROOT, 'grader', 'check-allowlist'), *paths],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                raise Rejected('the patch touches files outside the allowlist: '
+                               + ' '.join(p.stdout.split('\n')).strip())
+            p = subprocess.run(['git', '-C', repo, 'apply', '--cached', pf], capture_output=True, env=env,
+                               cwd=repo)
+            if p.returncode != 0:
+                err = ' '.join(p.stderr.decode('utf-8', 'replace').split('\n')[:2])
+                raise Rejected(f'the patch does not apply to {start_ref}: {err}')
+        else:
+            td = os.path.realpath(val)
+            if not os.path.isdir(td):
+                raise GraderError(f'no such tree: {val}')
+            if not os.path.isfile(os.path.join(td, 'mm', 'swapfile.c')):
+                raise GraderError(f'{td} does not look like a kernel source tree')
+            what = f'tree {td}'
+            if td == os.path.realpath(repo):
+                what = f'your work tree (lab-{lab})'
+                shutil.copy(os.path.join(repo, '.git', 'index'), env['GIT_INDEX_FILE'])
+            run.note(f'hashing {td} against {start_ref}')
+            subprocess.run(['git', '-C', repo, f'--work-tree={td}', 'add', '-A', '.'], env=env, check=True,
+                           capture_output=True)
+            changed = git('diff', '--cached', '--name-only', start, env=env).split('\n')
+            changed = [c for c in changed if c]
+            p = subprocess.run([os.path.join(ROOT, 'grader', 'check-allowlist'), *changed],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                raise Rejected('the tree differs from ' + start_ref + ' outside the allowlist: '
+                               + logs.truncate(' '.join(p.stdout.split('\n')).strip(), 300))
+        tree = git('write-tree', env=env)
+        commit = git('commit-tree', tree, '-p', start, env=env,
+                     input=f'swaplab grade: lab {lab}, {what}\n'.encode())
+        git('update-ref', f'refs/swaplab/graded/lab-{lab}', commit)
+        return commit, what
+    finally:
+        shutil.rmtree(hyg, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- the grade
+class Grader:
+    def __init__(self, g: Grade, sel: List[Check], latency_on: bool):
+        self.g, self.sel = g, sel
+        self.work = g.work
+        self.limit = int(os.environ.get('SWAPLAB_GUEST_TIMEOUT') or 600)
+        self.done: Dict[str, Record] = {}
+        self.current: Optional[str] = None
+
+    def record(self, r: Record) -> None:
+        self.done[r.id] = r
+        print(f'  {r.id:<14} {r.verdict:<4} {r.reason}', file=sys.stderr, flush=True)
+
+    def run(self, kernels: run.Kernels) -> None:
+        needs_debug = any(c.config == 'debug' for c in self.sel)
+        for c in self.sel:
+            if c.id in self.done:
+                continue
+            self.current = c.id
+            t0 = time.time()
+            if c.kind == 'build':
+                img = kernels.get(c.args[0])
+                if c.args[0] == 'fast' and needs_debug:
+                    kernels.start('debug')
+                build, tool = kernels.logs(c.args[0])
+                r = verdict.decide_build(c, img is not None, build, tool, allowlist())
+                r.seconds = round(time.time() - t0, 1)
+                r.logs['build'] = os.path.join(self.work, f'kernel-{c.args[0]}.log')
+                self.record(r)
+            elif c.kind == 'guest':
+                self.guest_group(c, kernels, needs_debug)
+            elif c.kind == 'lockfp':
+                self.lockfp(c, kernels, needs_debug)
+            elif c.kind == 'latency':
+                self.latency(c, kernels)
+        self.current = None
+
+    def _kernel(self, cfg: str, kernels: run.Kernels, needs_debug: bool) -> Optional[str]:
+        img = kernels.get(cfg)
+        if cfg == 'fast' and needs_debug:
+            kernels.start('debug')
+        return img
+
+    def guest_group(self, c: Check, kernels: run.Kernels, needs_debug: bool) -> None:
+        img = self._kernel(c.config, kernels, needs_debug)
+        key = (c.config, c.boot_mode, c.pmem)
+        group = [x for x in self.sel if x.kind == 'guest' and (x.config, x.boot_mode, x.pmem) == key
+                 and x.id not in self.done]
+        if img is None:
+            for x in group:
+                self.record(verdict.decide_no_kernel(x, c.config))
+            return
+        entries = [run.Entry(x.id, x, x.mode, x.script, x.script_args) for x in group]
+        # the graded kernel's lock_stat run for the lockfp checks rides
+        # along with the other debug-kernel checks
+        if key == ('debug', 'pmem', '512M') and any(x.kind == 'lockfp' for x in self.sel) \
+                and 'lockfp-mine' not in self.done:
+            lc = Check('lockfp', 'lockfp-mine', 0, 'guest', ['debug', 'pmem', 'lockstat.sh'])
+            entries.append(run.Entry('lockfp-mine', lc, 'pmem', 'lockstat.sh', []))
+        note_ids = ', '.join(e.id for e in entries)
+        run.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
+        res = run.run_group(self.work, img, c.boot_mode, c.pmem, self.limit, entries)
+        for e in entries:
+            r = res[e.id]
+            if e.id == 'lockfp-mine':
+                self.done[e.id] = r
+            else:
+                self.record(r)
+
+    def lockfp(self, c: Check, kernels: run.Kernels, needs_debug: bool) -> None:
+        ref_stage, factor = c.args[0], float(c.args[1])
+        img = self._kernel('debug', kernels, needs_debug)
+        if img is None:
+            self.record(verdict.decide_no_kernel(c, 'debug'))
+            return
+        log = os.path.join(self.work, f'{c.id}.log')
+        refimg = run.build_stage(ref_stage, 'debug', log)
+        if refimg is None:
+            self.record(verdict.new(c).set('SKIP', f'reference stage {ref_stage} does not build'))
+            return
+        if 'lockfp-mine' not in self.done:
+            key_check = Check('lockfp', 'lockfp-mine', 0, 'guest', ['debug', 'pmem', 'lockstat.sh'])
+            res = run.run_group(self.work, img, 'pmem', '512M', self.limit,
+                                [run.Entry('lockfp-mine', key_check, 'pmem', 'lockstat.sh', [])])
+            self.done['lockfp-mine'] = res['lockfp-mine']
+        mine_r = self.done['lockfp-mine']
+        mine = {k: str(v) for k, v in mine_r.metrics.items()} if mine_r.verdict == 'PASS' else None
+        if os.path.realpath(refimg) == os.path.realpath(img) and mine:
+            ref = mine
+        else:
+            ref = run.lockstat_ref(refimg, os.path.join(self.work, f'{c.id}-ref'), log)
+        r = verdict.decide_lockfp(c, mine, ref, ref_stage, factor)
+        if mine is None and mine_r.verdict != 'PASS':
+            r.set(mine_r.verdict if mine_r.verdict != 'FAIL' else 'ERROR',
+                  f'lock_stat run on your kernel: {mine_r.reason}', mine_r.excerpt)
+        r.logs.update(mine_r.logs)
+        self.record(r)
+
+    def latency(self, c: Check, kernels: run.Kernels) -> None:
+        tol, rounds = float(c.args[0]), int(c.args[1])
+        img = kernels.get('fast')
+        if img is None:
+            self.record(verdict.decide_no_kernel(c, 'fast'))
+            return
+        log = os.path.join(self.work, f'{c.id}.log')
+        refimg = run.build_stage(self.g.lab, 'fast', log)
+        if refimg is None:
+            self.record(verdict.new(c).set('SKIP', f'reference stage {self.g.lab} does not build'))
+            return
+        cpus = int(os.environ.get('SWAPLAB_LATENCY_CPUS') or 2)
+        pages = os.environ.get('SWAPLAB_LATENCY_PAGES') or '16384'
+        test = os.path.join(ROOT, 'tests', 'guest', 'refault.sh')
+        meas = []
+        for rd in range(1, rounds + 1):
+            order = ('mine', 'ref') if rd % 2 else ('ref', 'mine')
+            for who in order:
+                k = img if who == 'mine' else refimg
+                run.note(f'latency round {rd}/{rounds}: {who}')
+                _, m = run.measure_run(k, test, os.path.join(self.work, f'{c.id}-{who}-{rd}.console'),
+                                       cpus=cpus, append=f'swaplab.pages={pages}', out_log=log)
+                meas.append({'who': who, 'round': rd, 'median': _num(m.get('fault_median_us')),
+                             'p99': _num(m.get('fault_p99_us'))})
+        r = verdict.decide_latency(c, meas, rounds, tol)
+        r.logs['runs'] = os.path.join(self.work, f'{c.id}-*.console')
+        self.record(r)
+
+    def finish(self, status: str = 'graded', message: str = '') -> None:
+        """The records in table order; checks never reached are SKIP."""
+        recs = []
+        for c in self.sel:
+            r = self.done.get(c.id)
+            if r is None:
+                r = verdict.new(c)
+                if status == 'interrupted' and c.id == self.current:
+                    r.set('ERROR', 'interrupted while this check ran')
+                else:
+                    r.set('SKIP', 'not run: ' + ('the submission was rejected' if status == 'rejected'
+                                                  else message or status))
+            recs.append(r)
+        self.g.records = recs
+        self.g.status, self.g.message = status, message
+
+
+def _num(v: Optional[str]) -> Optional[float]:
+    try:
+        return float(v) if v is not None else None
+    except ValueError:
+        return None
+
+
+def write_reports(g: Grade, a: argparse.Namespace) -> None:
+    for fn, path in ((report.write_json, a.json), (report.write_junit, a.junit),
+                     (report.write_gradescope, a.gradescope)):
+        if path:
+            try:
+                fn(g, path)
+            except OSError as e:
+                print(f'error: cannot write {path}: {e}', file=sys.stderr)
+    if g.work and os.path.isdir(g.work):
+        report.write_json(g, os.path.join(g.work, 'records.json'))
+        with open(os.path.join(g.work, 'verdicts.tsv'), 'w', encoding='utf-8', newline='') as f:
+            w = csv.writer(f, delimiter='\t', lineterminator='\n', quoting=csv.QUOTE_NONE,
+                           escapechar='\\')
+            for r in g.records:
+                w.writerow([r.id, r.points, r.verdict, '-' if r.seconds is None else r.seconds,
+                            r.reason.replace('\t', ' ')])
+
+
+class _Args(argparse.ArgumentParser):
+    def error(self, message: str) -> None:   # usage errors are grader errors (exit 3)
+        raise GraderError(f'grade: {message} (see grader/grade --help)')
+
+
+def parse_args(argv: List[str]) -> argparse.Namespace:
+    p = _Args(add_help=False)
+    p.add_argument('--lab', default='')
+    for k in ('stage', 'commit', 'tree', 'patch'):
+        p.add_argument(f'--{k}', dest='src', type=lambda v, k=k: (k, v))
+    p.add_argument('--self', dest='src', action='store_const', const=('self', ''))
+    p.add_argument('--json')
+    p.add_argument('--junit')
+    p.add_argument('--gradescope')
+    p.add_argument('--keep')
+    p.add_argument('--own', action='store_true')
+    p.add_argument('--only')
+    p.add_argument('--latency', action='store_true')
+    p.add_argument('--build-only')
+    p.add_argument('-h', '--help', action='store_true')
+    return p.parse_args(argv)
+
+
+_KEEP_PATTERNS = re.compile(r'(\.(console|log|json|tsv|sh|results|path|t|secs|rc)|^group-.*)$')
+
+
+def prepare_work(keep: Optional[str]) -> str:
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        # a kept folder from an earlier grade: drop its results, never reuse them
+        for n in os.listdir(keep):
+            p = os.path.join(keep, n)
+            if (os.path.isfile(p) or os.path.islink(p)) and _KEEP_PATTERNS.search(n):
+                os.unlink(p)
+        return os.path.abspath(keep)
+    return tempfile.mkdtemp(prefix='swaplab-grade.')
+
+
+def _on_signal(signum, frame):
+    raise run.Interrupted(signal.Signals(signum).name)
+
+
+def main(argv: List[str]) -> int:
+    env_defaults()
+    t0 = time.time()
+    g = Grade(lab='', started=t0)
+    a = argparse.Namespace(json=None, junit=None, gradescope=None)
+    grader: Optional[Grader] = None
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, _on_signal)
+    try:
+        a = parse_args(argv)
+        if a.help:
+            sys.stdout.write(HELP)
+            return 0
+        g.lab = a.lab
+        if not re.fullmatch(r'0[0-6]', a.lab or ''):
+            raise GraderError(f"grade: --lab must be 01..06 (00: integrity checks only), got '{a.lab or 'nothing'}'")
+        if not a.src:
+            raise GraderError('grade: say what to grade: --stage, --commit, --self, --tree or --patch')
+        table = checks_mod.load()
+        only = [x for x in a.only.split(',') if x] if a.only else None
+        if only:
+            unknown = sorted(set(only) - {c.id for c in table})
+            if unknown:
+                raise GraderError(f"grade: --only names unknown checks: {', '.join(unknown)}")
+        sel = checks_mod.select(table, a.lab, latency=a.latency, own=a.own, only=only)
+        g.work = prepare_work(a.keep) if not a.build_only else ''
+        grader = Grader(g, sel, a.latency)
+        try:
+            commit, g.graded = resolve(a, a.lab)
+        except Rejected as e:
+            g.commit = ''
+            grader.finish('rejected', str(e))
+            hy = Record('hygiene', a.lab, 0)
+            hy.set('FAIL', str(e))
+            g.records.insert(0, hy)
+            return _end(g, a, t0)
+        g.commit = commit
+        if a.build_only:
+            os.execv(os.path.join(ROOT, 'scripts', 'build-kernel'),
+                     ['build-kernel', '--commit', commit, '--lab', a.lab, '--config', a.build_only])
+        print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
+        kernels = run.Kernels(commit, a.lab, g.work)
+        grader.run(kernels)
+        grader.finish()
+    except run.Interrupted as e:
+        run.kill_children()
+        if grader is not None:
+            grader.finish('interrupted', f'the grade was interrupted ({e})')
+        else:
+            g.status, g.message = 'interrupted', f'the grade was interrupted ({e})'
+    except (GraderError, checks_mod.TableError) as e:
+        run.kill_children()
+        _error(g, grader, str(e), '')
+    except Exception as e:   # a bug of the grader: still a report
+        run.kill_children()
+        _error(g, grader, f'grader bug: {type(e).__name__}: {e}', traceback.format_exc())
+    return _end(g, a, t0)
+
+
+def _error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
+    if grader is not None and grader.done:
+        grader.finish('error', msg)
+    g.status, g.message = 'error', msg
+    if not g.records:
+        g.records = [Record('grader', g.lab or '-', 0).set('ERROR', msg, tb)]
+    print(f'error: {msg}', file=sys.stderr)
+
+
+def _end(g: Grade, a: argparse.Namespace, t0: float) -> int:
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
+    g.seconds = time.time() - t0
+    write_reports(g, a)
+    if g.records:
+        report.print_summary(g, sys.stdout)
+    sys.stdout.flush()
+    return g.exit_code

@@ -1,0 +1,193 @@
+"""Reports: the terminal table and excerpt, JSON, JUnit XML and Gradescope
+results.json, each written with a real serializer (json, xml.etree)."""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import xml.etree.ElementTree as ET
+from typing import List, Optional, TextIO
+
+from . import logs
+from .verdict import Record
+
+# exit codes of grader/grade
+EXIT_PASS, EXIT_FAIL, EXIT_REJECTED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+@dataclasses.dataclass
+class Grade:
+    lab: str
+    graded: str = ''                  # what was graded, in words
+    commit: str = ''
+    records: List[Record] = dataclasses.field(default_factory=list)
+    started: float = 0.0              # epoch seconds
+    seconds: float = 0.0
+    status: str = 'graded'            # graded | rejected | interrupted | error
+    message: str = ''                 # why, for rejected / interrupted / error
+    work: str = ''                    # the log folder
+
+    @property
+    def score(self) -> int:
+        return sum(r.score for r in self.records)
+
+    @property
+    def max_score(self) -> int:
+        return sum(r.points for r in self.records)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == 'graded' and bool(self.records) and all(r.verdict == 'PASS' for r in self.records)
+
+    @property
+    def exit_code(self) -> int:
+        if self.status == 'rejected':
+            return EXIT_REJECTED
+        if self.status == 'interrupted':
+            return EXIT_INTERRUPTED
+        if self.status == 'error':
+            return EXIT_ERROR
+        return EXIT_PASS if self.passed else EXIT_FAIL
+
+    def to_json(self) -> dict:
+        return {'lab': self.lab, 'graded': self.graded, 'commit': self.commit,
+                'score': self.score, 'max_score': self.max_score, 'passed': self.passed,
+                'status': self.status, 'rejected': self.status == 'rejected',
+                'interrupted': self.status == 'interrupted', 'message': self.message,
+                'exit_code': self.exit_code,
+                'started': datetime.datetime.fromtimestamp(self.started, datetime.timezone.utc)
+                .isoformat(timespec='seconds') if self.started else None,
+                'seconds': round(self.seconds, 1), 'work': self.work,
+                'checks': [r.to_json() for r in self.records]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> 'Grade':
+        g = cls(d.get('lab', ''), d.get('graded', ''), d.get('commit', ''),
+                [Record.from_json(x) for x in d.get('checks', [])])
+        g.status, g.message = d.get('status', 'graded'), d.get('message', '')
+        g.seconds, g.work = float(d.get('seconds') or 0), d.get('work', '')
+        return g
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    tmp = f'{path}.tmp.{os.getpid()}'
+    with open(tmp, 'wb') as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- JSON
+def write_json(g: Grade, path: str) -> None:
+    _write_atomic(path, (json.dumps(g.to_json(), indent=1, ensure_ascii=False) + '\n').encode('utf-8'))
+
+
+def read_json(path: str) -> Grade:
+    with open(path, encoding='utf-8') as f:
+        return Grade.from_json(json.load(f))
+
+
+# ---------------------------------------------------------------- JUnit
+def junit_tree(g: Grade) -> ET.ElementTree:
+    n = len(g.records)
+    failures = sum(r.verdict == 'FAIL' for r in g.records)
+    errors = sum(r.verdict in ('ERROR', 'TIMEOUT') for r in g.records)
+    skipped = sum(r.verdict == 'SKIP' for r in g.records)
+    ts = datetime.datetime.fromtimestamp(g.started or 0, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S')
+    suite = ET.Element('testsuite', {
+        'name': f'swaplab-lab{g.lab}', 'tests': str(n), 'failures': str(failures),
+        'errors': str(errors), 'skipped': str(skipped), 'time': f'{g.seconds:.1f}',
+        'timestamp': ts, 'hostname': logs.clean(platform.node() or 'localhost', False) or 'localhost'})
+    props = ET.SubElement(suite, 'properties')
+    for k, v in (('graded', g.graded), ('commit', g.commit), ('status', g.status),
+                 ('message', g.message), ('score', f'{g.score}/{g.max_score}')):
+        ET.SubElement(props, 'property', {'name': k, 'value': logs.clean(v, False)})
+    for r in g.records:
+        tc = ET.SubElement(suite, 'testcase', {'classname': f'swaplab.lab{g.lab}', 'name': r.id,
+                                               'time': f'{r.seconds or 0:.1f}'})
+        if r.verdict == 'PASS':
+            continue
+        tag = {'FAIL': 'failure', 'ERROR': 'error', 'TIMEOUT': 'error', 'SKIP': 'skipped'}[r.verdict]
+        el = ET.SubElement(tc, tag, {'message': f'{r.verdict}: {r.reason}'})
+        if tag != 'skipped':
+            el.set('type', r.verdict)
+            el.text = r.excerpt or r.reason
+    out = ET.SubElement(suite, 'system-out')
+    out.text = text_table(g)
+    ET.SubElement(suite, 'system-err').text = ''
+    ET.indent(suite)
+    return ET.ElementTree(suite)
+
+
+def write_junit(g: Grade, path: str) -> None:
+    import io
+    b = io.BytesIO()
+    junit_tree(g).write(b, encoding='UTF-8', xml_declaration=True)
+    _write_atomic(path, b.getvalue() + b'\n')
+
+
+# ---------------------------------------------------------------- Gradescope
+def gradescope(g: Grade) -> dict:
+    """Gradescope's autograder results.json: the score, and one test per
+    check whose output holds the reason and the failure excerpt."""
+    tests = []
+    for i, r in enumerate(g.records, 1):
+        out = f'{r.verdict}: {r.reason}'
+        if r.excerpt and r.verdict != 'PASS':
+            out += '\n\n' + r.excerpt
+        tests.append({'name': r.id, 'number': str(i), 'score': r.score, 'max_score': r.points,
+                      'status': 'passed' if r.verdict == 'PASS' else 'failed', 'output': out,
+                      'tags': [f'lab{r.lab}' if r.lab[:1].isdigit() else r.lab]})
+    head = f'lab {g.lab}: {g.graded}'
+    if g.status != 'graded':
+        head += f'\n{g.status}: {g.message}'
+    return {'score': g.score, 'max_score': g.max_score, 'execution_time': int(round(g.seconds)),
+            'output': head, 'visibility': 'visible', 'stdout_visibility': 'hidden', 'tests': tests}
+
+
+def write_gradescope(g: Grade, path: str) -> None:
+    _write_atomic(path, (json.dumps(gradescope(g), indent=1, ensure_ascii=False) + '\n').encode('utf-8'))
+
+
+# ---------------------------------------------------------------- terminal
+def _secs(r: Record) -> str:
+    return '-' if r.seconds is None else f'{r.seconds:.1f}s'
+
+
+def text_table(g: Grade) -> str:
+    rows = [f"{'CHECK':<16} {'POINTS':>7}  {'VERDICT':<7} {'TIME':>7}  REASON"]
+    for r in g.records:
+        rows.append(f'{r.id:<16} {r.score:>3}/{r.points:<3} {r.verdict:<7} {_secs(r):>7}  {r.reason}')
+    return '\n'.join(rows)
+
+
+def first_failure(g: Grade) -> Optional[Record]:
+    for r in g.records:
+        if r.verdict in ('FAIL', 'ERROR', 'TIMEOUT'):
+            return r
+    for r in g.records:
+        if r.verdict != 'PASS':
+            return r
+    return None
+
+
+def print_summary(g: Grade, f: TextIO) -> None:
+    print(file=f)
+    print(text_table(g), file=f)
+    print(file=f)
+    if g.status == 'rejected':
+        print(f'lab {g.lab}: submission rejected before building: {g.message}', file=f)
+    elif g.status == 'error':
+        print(f'lab {g.lab}: grader error: {g.message}', file=f)
+    else:
+        tail = ' (interrupted)' if g.status == 'interrupted' else ''
+        print(f'lab {g.lab}: {g.score}/{g.max_score} points in {g.seconds:.1f} s ({g.graded}){tail}', file=f)
+    r = first_failure(g)
+    if r is not None and r.excerpt:
+        print(file=f)
+        print(f'first failure, in context ({r.id}: {r.verdict}):', file=f)
+        for l in r.excerpt.split('\n'):
+            print(f'  | {l}', file=f)

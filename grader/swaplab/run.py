@@ -1,0 +1,266 @@
+"""Execution: kernel builds and guest boots.  The work itself is done by the
+kit's bash/expect plumbing (scripts/build-kernel, vm/run); this module starts
+it, keeps track of every child so an interrupt can stop them all, and hands
+the logs to the parsers and the verdict functions."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional, Tuple
+
+from . import logs, verdict
+from .checks import ROOT, Check
+from .verdict import Record
+
+_children: List[subprocess.Popen] = []
+
+
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP during a grade."""
+
+
+def popen(cmd: List[str], **kw) -> subprocess.Popen:
+    """A child in its own session, so an interrupt stops it and all its
+    descendants (make, gcc, expect) at once."""
+    p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL, **kw)
+    _children.append(p)
+    return p
+
+
+def wait(p: subprocess.Popen, timeout: Optional[float] = None) -> int:
+    try:
+        return p.wait(timeout)
+    finally:
+        if p.returncode is not None and p in _children:
+            _children.remove(p)
+
+
+def kill_children() -> None:
+    """Stop every child process group: TERM, then KILL after 3 s."""
+    live = [p for p in _children if p.poll() is None]
+    for p in live:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.time() + 3
+    for p in live:
+        try:
+            p.wait(max(0.1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    _children.clear()
+
+
+def note(msg: str) -> None:
+    print(f'    {msg}', file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- builds
+class Kernels:
+    """The graded kernel's images, built at most once per config; the debug
+    build may start in the background while fast-kernel checks run."""
+
+    def __init__(self, commit: str, lab: str, work: str):
+        self.commit, self.lab, self.work = commit, lab, work
+        self.img: Dict[str, Optional[str]] = {}
+        self.bg: Dict[str, subprocess.Popen] = {}
+        self.secs: Dict[str, float] = {}
+
+    def _paths(self, cfg: str) -> Tuple[str, str]:
+        return os.path.join(self.work, f'kernel-{cfg}.path'), os.path.join(self.work, f'kernel-{cfg}.log')
+
+    def start(self, cfg: str) -> None:
+        if cfg in self.img or cfg in self.bg:
+            return
+        out, err = self._paths(cfg)
+        with open(out, 'wb') as o, open(err, 'wb') as e:
+            self.bg[cfg] = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', self.commit,
+                                  '--lab', self.lab, '--config', cfg], stdout=o, stderr=e)
+        self.secs[cfg] = time.time()
+
+    def get(self, cfg: str) -> Optional[str]:
+        """The image directory, or None when the build failed."""
+        if cfg in self.img:
+            return self.img[cfg]
+        self.start(cfg)
+        p = self.bg.pop(cfg)
+        note(f'building the {cfg} kernel (log: {self._paths(cfg)[1]})')
+        rc = wait(p)
+        self.secs[cfg] = round(time.time() - self.secs[cfg], 1)
+        path = ''
+        if rc == 0:
+            with open(self._paths(cfg)[0], encoding='utf-8') as f:
+                path = f.read().strip()
+        self.img[cfg] = path if path and os.path.exists(os.path.join(path, 'bzImage')) else None
+        return self.img[cfg]
+
+    def logs(self, cfg: str) -> Tuple[str, str]:
+        """(build.log of the make run, the build script's own stderr)."""
+        tool = logs.read_text(self._paths(cfg)[1])
+        img = self.img.get(cfg)
+        build = logs.read_text(os.path.join(img, 'build.log')) if img else ''
+        if not build:
+            # a failed build keeps its log in the object directory
+            for l in tool.split('\n'):
+                if 'full log: ' in l:
+                    build = logs.read_text(l.split('full log: ', 1)[1].strip())
+        return build, tool
+
+
+def build_stage(stage: str, cfg: str, log: str) -> Optional[str]:
+    with open(log, 'ab') as e:
+        p = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--stage', stage, '--config', cfg],
+                  stdout=subprocess.PIPE, stderr=e)
+        out, _ = p.communicate()
+        wait(p)
+    path = out.decode().strip()
+    return path if p.returncode == 0 and path else None
+
+
+# ---------------------------------------------------------------- boots
+def new_nonce() -> str:
+    return secrets.token_hex(12)
+
+
+def vm_run(img: str, test: str, log: str, nonce: str, *, mode: str = 'pmem', pmem: str = '512M',
+           timeout: int = 600, cpus: Optional[int] = None, append: str = '', out_log: str = '') -> int:
+    """Boot IMG and run the guest script TEST; the console goes to LOG.
+    Returns vm/run's exit code: how the boot ended (the verdict is decided
+    from the log, by the caller)."""
+    cmd = [os.path.join(ROOT, 'vm', 'run'), '--kernel', img, '--test', test, '--swap', mode, '--pmem', pmem,
+           '--quiet', '--log', log, '--timeout', str(timeout), '--nonce', nonce]
+    if cpus:
+        cmd += ['--cpus', str(cpus)]
+    if append:
+        cmd += ['--append', append]
+    with open(out_log or os.devnull, 'ab') as o:
+        p = popen(cmd, stdout=o, stderr=subprocess.STDOUT)
+        return wait(p)
+
+
+@dataclasses.dataclass
+class Entry:
+    """One check in a grouped boot."""
+    id: str
+    check: Check
+    mode: str            # its own swap mode (rot rides in a pmem boot)
+    script: str
+    args: List[str]
+
+
+def group_script(entries: List[Entry], boot_mode: str) -> str:
+    """One guest script running ENTRIES in order, each as its own process,
+    on freshly made swap, between nonce-tagged CHECK markers."""
+    out = ['. /lib/swaplab.sh']
+    for i, e in enumerate(entries):
+        if i > 0 or e.mode != boot_mode:
+            out.append('step "swapoff, then fresh swap for the next check"; swapoff_all')
+        out.append(f'echo "SWAPLAB $SWAPLAB_NONCE CHECK {e.id} $(cut -d\' \' -f1 /proc/uptime)"')
+        if i > 0 or e.mode != boot_mode:
+            out.append(f"swap_setup {e.mode} >/dev/null || fail {e.id} 'could not set up {e.mode} swap'")
+        path = os.path.join(ROOT, 'tests', 'guest', e.script)
+        with open(path, encoding='utf-8') as f:
+            body = f.read()
+        if 'SWAPLAB_CHECK_EOF' in body:
+            raise ValueError(f'{path} may not contain SWAPLAB_CHECK_EOF')
+        out.append("cat >/tmp/check.sh <<'SWAPLAB_CHECK_EOF'")
+        out.append(body.rstrip('\n'))
+        out.append('SWAPLAB_CHECK_EOF')
+        out.append('sh /tmp/check.sh' + ''.join(f' {a}' for a in e.args))
+    out.append('echo "SWAPLAB $SWAPLAB_NONCE CHECK end $(cut -d\' \' -f1 /proc/uptime)"')
+    return '\n'.join(out) + '\n'
+
+
+def run_group(work: str, img: str, boot_mode: str, pmem: str, limit: int,
+              entries: List[Entry]) -> Dict[str, Record]:
+    """Run ENTRIES (same kernel, same boot set-up) in as few boots as
+    possible.  A check the kernel dies or hangs in takes that verdict; the
+    checks after it run in a new boot."""
+    smap = logs.SystemMap(os.path.join(img, 'System.map'))
+    todo = list(entries)
+    out: Dict[str, Record] = {}
+    boot = 0
+    while todo:
+        boot += 1
+        base = os.path.join(work, f'group-{boot_mode}-{pmem}-{os.path.basename(img)}-{boot}')
+        with open(base + '.sh', 'w', encoding='utf-8') as f:
+            f.write(group_script(todo, boot_mode))
+        nonce = new_nonce()
+        rc = vm_run(img, base + '.sh', base + '.console', nonce, mode=boot_mode, pmem=pmem,
+                    timeout=limit, out_log=base + '.log')
+        con = logs.parse_console(logs.read_text(base + '.console'), nonce, rc)
+        secs = {s.id: s for s in con.sections()}
+        started = [e for e in todo if e.id in secs]
+        for i, e in enumerate(started):
+            last = e is started[-1]
+            r = verdict.decide_guest(e.check, con, secs[e.id], limit, smap, last=last)
+            r.id = e.id
+            r.metrics.update(secs[e.id].metrics())
+            r.logs['console'] = base + '.console'
+            out[e.id] = r
+            _link(base + '.console', os.path.join(work, f'{e.id}.console'))
+        if not started:
+            for e in todo:
+                r = verdict.decide_guest(e.check, con, None, limit, smap)
+                r.id = e.id
+                r.logs['console'] = base + '.console'
+                out[e.id] = r
+                _link(base + '.console', os.path.join(work, f'{e.id}.console'))
+            break
+        todo = [e for e in todo if e.id not in secs]
+        if todo:
+            note(f'rebooting for {len(todo)} check(s) after a kernel error or timeout')
+    return out
+
+
+def _link(target: str, name: str) -> None:
+    try:
+        if os.path.lexists(name):
+            os.unlink(name)
+        os.symlink(os.path.basename(target), name)
+    except OSError:
+        pass
+
+
+def results_metrics(path: str) -> Optional[Dict[str, str]]:
+    """METRIC lines of a results file written by vm/run --results (the
+    cached reference lock counts of scripts/lockstat-run)."""
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            m = {}
+            for l in f:
+                w = l.split()
+                if len(w) >= 3 and w[0] == 'METRIC':
+                    m[w[1]] = w[2]
+            return m
+    except OSError:
+        return None
+
+
+def lockstat_ref(img: str, out: str, log: str) -> Optional[Dict[str, str]]:
+    with open(log, 'ab') as e:
+        p = popen([os.path.join(ROOT, 'scripts', 'lockstat-run'), img, out], stdout=e, stderr=e)
+        wait(p)
+    return results_metrics(out + '.results')
+
+
+def measure_run(img: str, test: str, log: str, *, cpus: int, append: str, limit: int = 600,
+                out_log: str = '') -> Tuple[Optional[Record], Dict[str, str]]:
+    """One single-test boot for a measurement: its metrics (empty when the
+    run failed) and the run's own verdict as a Record."""
+    nonce = new_nonce()
+    rc = vm_run(img, test, log, nonce, cpus=cpus, append=append, timeout=limit, out_log=out_log)
+    con = logs.parse_console(logs.read_text(log), nonce, rc)
+    sec = con.sections()[0]
+    c = Check('-', 'run', 0, 'guest', ['fast', 'pmem', os.path.basename(test)])
+    r = verdict.decide_guest(c, con, sec, limit)
+    return r, sec.metrics() if r.verdict == 'PASS' else {}

@@ -1,0 +1,241 @@
+"""Records, and the one place a check's verdict is decided.
+
+Each decide_* function takes the evidence (parsed logs, measured numbers)
+and returns a Record; nothing else in the grader sets a verdict.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional
+
+from . import logs
+from .checks import Check
+
+VERDICTS = ('PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP')
+REASON_CHARS = 240
+EXCERPT_LINES = 40
+EXCERPT_CHARS = 6000
+
+
+@dataclasses.dataclass
+class Record:
+    id: str
+    lab: str                      # the check's LABS column
+    points: int
+    verdict: str = 'SKIP'
+    reason: str = ''
+    seconds: Optional[float] = None
+    excerpt: str = ''
+    logs: Dict[str, str] = dataclasses.field(default_factory=dict)
+    metrics: Dict[str, object] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.set(self.verdict, self.reason, self.excerpt)
+
+    def set(self, verdict: str, reason: str, excerpt: str = '') -> 'Record':
+        assert verdict in VERDICTS, verdict
+        self.verdict = verdict
+        self.reason = logs.truncate(logs.clean(reason, keep_newlines=False).strip(), REASON_CHARS)
+        ex = logs.clean(excerpt).strip('\n').split('\n')
+        ex = [logs.truncate(l, 200) for l in ex[-EXCERPT_LINES:]] if excerpt else []
+        self.excerpt = logs.truncate('\n'.join(ex), EXCERPT_CHARS)
+        return self
+
+    @property
+    def score(self) -> int:
+        return self.points if self.verdict == 'PASS' else 0
+
+    def to_json(self) -> dict:
+        return {'id': self.id, 'lab': self.lab, 'points': self.points, 'score': self.score,
+                'verdict': self.verdict, 'seconds': self.seconds, 'reason': self.reason,
+                'excerpt': self.excerpt, 'logs': dict(self.logs), 'metrics': dict(self.metrics)}
+
+    @classmethod
+    def from_json(cls, d: dict) -> 'Record':
+        r = cls(d['id'], d.get('lab', ''), int(d['points']))
+        r.verdict, r.reason, r.excerpt = d['verdict'], d.get('reason', ''), d.get('excerpt', '')
+        r.seconds = d.get('seconds')
+        r.logs = dict(d.get('logs') or {})
+        r.metrics = dict(d.get('metrics') or {})
+        return r
+
+
+def new(c: Check) -> Record:
+    return Record(c.id, c.labs, c.points)
+
+
+# ---------------------------------------------------------------- build
+def decide_build(c: Check, built: bool, build_log: str, tool_log: str,
+                 allowlist: List[str]) -> Record:
+    r = new(c)
+    cfg = c.args[0]
+    if not built:
+        err = logs.first_error(build_log) or logs.first_error(tool_log)
+        if err:
+            return r.set('FAIL', f'does not build with the {cfg} config: {err[0]}', '\n'.join(err[1]))
+        tail = (build_log or tool_log).strip().split('\n')[-25:]
+        return r.set('FAIL', f'does not build with the {cfg} config', '\n'.join(tail))
+    w = logs.new_warning(build_log, allowlist)
+    if w:
+        return r.set('FAIL', f'builds with the {cfg} config, but with a new warning: {w[0]}', '\n'.join(w[1]))
+    return r.set('PASS', f'builds with the {cfg} config')
+
+
+def decide_no_kernel(c: Check, cfg: str) -> Record:
+    return new(c).set('SKIP', f'no {cfg} kernel (build failed)')
+
+
+# ---------------------------------------------------------------- guest
+def _around(lines: List[str], i: int, before: int = 3, after: int = 25) -> str:
+    return '\n'.join(lines[max(0, i - before):i + after])
+
+
+def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeout: int,
+                 smap: Optional[logs.SystemMap] = None, last: bool = False) -> Record:
+    """The verdict of one guest check from its boot's console.
+
+    sec is the check's own section (None: the boot died before the check
+    started); last says the check was the boot's last, so an error after
+    its end marker (at power-off) is still its own."""
+    r = new(c)
+    smap = smap or logs.SystemMap(None)
+    if sec is None:
+        # the boot ended before this check began
+        err = con.kernel_error()
+        if err:
+            return r.set('ERROR', f'kernel error before the check started: {logs.strip_ts(err[1]).strip()}',
+                         _around(con.lines, err[0]))
+        if con.rc == 3:
+            return r.set('TIMEOUT', f'the guest did not come up: {con.note}', '\n'.join(con.lines[-25:]))
+        return r.set('ERROR', f'could not run the guest (runner exit {con.rc}): {con.note or "no check started"}',
+                     '\n'.join(con.lines[-25:]))
+    r.seconds = sec.seconds
+    end = con.cut if (last or not sec.ended) else sec.end
+    err = con.kernel_error(sec.start, end)
+    if err:
+        return r.set('ERROR', f'kernel error: {logs.strip_ts(err[1]).strip()}',
+                     symbolize_excerpt(_around(con.lines, err[0]), smap))
+    results = sec.results()
+    if not sec.ended:
+        step = sec.last_step()
+        passed = [n for n, v, _ in results if v == 'PASS']
+        if con.rc == 3:
+            stacks = logs.sysrq_stacks(con.after_cut(), smap)
+            where = logs.stuck_summary(stacks) or 'no stack: the kernel did not answer SysRq'
+            why = f'timeout: no end after {timeout} s'
+            if step:
+                why += f", during '{step}'"
+            if passed:
+                why += f' (after {len(passed)} result(s) passed)'
+            why += f'; {where}'
+            ex = con.lines[max(sec.start, con.cut - 12):con.cut] + con.after_cut()
+            return r.set('TIMEOUT', why, symbolize_excerpt('\n'.join(ex), smap))
+        return r.set('ERROR', f'the guest stopped during the check ({con.note or f"runner exit {con.rc}"})',
+                     '\n'.join(con.lines[max(sec.start, con.cut - 25):con.cut]))
+    if c.kunit_lab:
+        return _decide_kunit(r, c, con, sec)
+    fails = [(n, m) for n, v, m in results if v == 'FAIL']
+    if fails:
+        n, m = fails[0]
+        idx = next(t.line for t in sec.tagged if t.kind == 'RESULT' and t.words[:2] == [n, 'FAIL'])
+        ctx = [l for l in con.lines[max(sec.start + 1, idx - 14):idx + 1]]
+        return r.set('FAIL', f'{n} {m}'.strip(), '\n'.join(ctx))
+    if not results:
+        return r.set('FAIL', 'the test reported no result', '\n'.join(con.lines[sec.start:sec.end][-25:]))
+    return r.set('PASS', f'{len(results)} guest results passed')
+
+
+def _decide_kunit(r: Record, c: Check, con: logs.Console, sec: logs.Section) -> Record:
+    lab = c.kunit_lab
+    suite = f'swaplab-lab{lab}'
+    fails = [(n, m) for n, v, m in sec.results() if v == 'FAIL']
+    if fails:
+        return r.set('FAIL', f'{fails[0][0]} {fails[0][1]}')
+    begin = next((t.line for t in sec.tagged if t.kind == 'KTAP-BEGIN' and t.words[:1] == [lab]), None)
+    if begin is None:
+        return r.set('FAIL', f'kunit-{lab}: the suite was not started')
+    ks = logs.parse_ktap(con.lines[begin:sec.end if sec.ended else con.cut], suite)
+    if not ks.found:
+        return r.set('FAIL', f'kunit-{lab}: no KTAP for suite {suite} on the console',
+                     '\n'.join(con.lines[begin:sec.end][-25:]))
+    if not ks.cases:
+        return r.set('FAIL', f'kunit-{lab}: suite {suite} ran no test case', '\n'.join(ks.lines))
+    r.metrics['cases'] = {k.name: k.status for k in ks.cases}
+    bad = [k for k in ks.cases if not k.ok]
+    if bad:
+        k = bad[0]
+        name = k.name[len(f'lab{lab}_'):] if k.name.startswith(f'lab{lab}_') else k.name
+        return r.set('FAIL', f'kunit-{lab}.{name} {k.message()}',
+                     '\n'.join(_case_lines(ks.lines, k.name)))
+    if ks.errors:
+        return r.set('FAIL', f'kunit-{lab}: malformed KTAP ({ks.errors} parse errors)', '\n'.join(ks.lines))
+    return r.set('PASS', f'{len(ks.cases)} KUnit cases passed')
+
+
+def _case_lines(block: List[str], name: str) -> List[str]:
+    """A case's own KTAP lines: from after the previous result line to its own."""
+    out: List[str] = []
+    for l in block:
+        s = l.strip()
+        if s.startswith('ok ') or s.startswith('not ok '):
+            if s.endswith(' ' + name):
+                out.append(l)
+                return out
+            out = []
+            continue
+        out.append(l)
+    return out
+
+
+def symbolize_excerpt(text: str, smap: logs.SystemMap) -> str:
+    return logs.symbolize(text, smap) if smap.addrs else text
+
+
+# ---------------------------------------------------------------- lockfp
+def decide_lockfp(c: Check, mine: Optional[Dict[str, str]], ref: Optional[Dict[str, str]],
+                  ref_stage: str, factor: float) -> Record:
+    r = new(c)
+    a = (mine or {}).get('si_lock_acq_per_page')
+    b = (ref or {}).get('si_lock_acq_per_page')
+    ex_lines = []
+    for who, m in (('your kernel', mine), (f'solution kernel (stage {ref_stage})', ref)):
+        ex_lines.append(f'{who}:')
+        for k, v in sorted((m or {}).items()):
+            ex_lines.append(f'  {k:<28} {v}')
+    ex = '\n'.join(ex_lines)
+    if a is None or b is None:
+        return r.set('ERROR', 'lock_stat run failed (no si->lock count)', ex)
+    fa, fb = float(a), float(b)
+    r.metrics.update({'mine': fa, 'solution': fb, 'bound': factor})
+    if fa <= fb * factor:
+        return r.set('PASS', f'si->lock taken {a} times per swapped page (solution {b}, bound {factor:g}x)')
+    return r.set('FAIL', f'si->lock taken {a} times per swapped page, solution {b}: more than '
+                         f'{factor:g}x; the lock is still on the hot path', ex)
+
+
+# ---------------------------------------------------------------- latency
+def decide_latency(c: Check, rounds: List[Dict[str, Optional[float]]], want: int,
+                   tol: float) -> Record:
+    """rounds: one dict per boot: who (mine|ref), round, median, p99."""
+    r = new(c)
+
+    def vals(who: str, k: str) -> List[float]:
+        return sorted(x[k] for x in rounds if x['who'] == who and x.get(k) is not None)
+
+    am, bm = vals('mine', 'median'), vals('ref', 'median')
+    ap, bp = vals('mine', 'p99'), vals('ref', 'p99')
+    table = '\n'.join(f"  round {x['round']} {x['who']:<4} median {x.get('median')} us, p99 {x.get('p99')} us"
+                      for x in rounds)
+    if len(am) + len(bm) < 2 * want or not am or not bm:
+        return r.set('ERROR', f'a latency run failed ({len(am) + len(bm)} of {2 * want} runs measured)', table)
+    a, b = am[0], bm[0]
+    med = lambda v: v[(len(v) - 1) // 2] if v else None   # noqa: E731
+    ratio = a / b
+    r.metrics.update({'mine_best_median_us': a, 'solution_best_median_us': b, 'ratio': round(ratio, 2),
+                      'mine_p99_us': med(ap), 'solution_p99_us': med(bp), 'bound': tol,
+                      'mine_medians_us': am, 'solution_medians_us': bm})
+    msg = (f'swap-in median {a:g} us (p99 {med(ap)}), solution {b:g} us (p99 {med(bp)}): '
+           f'{ratio:.2f}x, bound {tol:.2f}x, best of {want} interleaved rounds')
+    if round(ratio, 2) <= tol:
+        return r.set('PASS', msg)
+    return r.set('FAIL', msg + ": the fault path is slower than the solution's", table)
