@@ -250,11 +250,17 @@ class TaskStack:
     how: str            # "running" (SysRq l) or "blocked" (SysRq w)
     comm: str
     frames: List[str]   # innermost first, symbolized where possible
+    guessed: List[bool] = dataclasses.field(default_factory=list)
 
     def stuck_in(self) -> Optional[str]:
-        for f in self.frames:
+        """The innermost frame that is not scheduler, locking or
+        stack-dumping plumbing.  Frames marked '?' are the unwinder's
+        guesses: used only when the trace has no reliable frame (a kernel
+        without frame pointers or ORC, like the fast config, has none)."""
+        reliable = [f for f, g in zip(self.frames, self.guessed) if not g]
+        for f in reliable or self.frames:
             name = f.split('+')[0]
-            if not _GENERIC.match(name):
+            if not name.startswith('0x') and not _GENERIC.match(name):
                 return name
         return None
 
@@ -292,6 +298,7 @@ def sysrq_stacks(lines: List[str], smap: Optional[SystemMap] = None) -> List[Tas
         m = _RIP.search(l)
         if m and cur.how == 'running' and not cur.frames:
             cur.frames.append(sym(m.group(1)))
+            cur.guessed.append(False)
             continue
         if l.strip() == 'Call Trace:':
             in_trace = True
@@ -301,11 +308,11 @@ def sysrq_stacks(lines: List[str], smap: Optional[SystemMap] = None) -> List[Tas
                 continue
             m = _FRAME.match(l)
             if m:
-                if not m.group(1):     # "? " frames are unreliable guesses
-                    cur.frames.append(sym(m.group(2)))
+                cur.frames.append(sym(m.group(2)))
+                cur.guessed.append(bool(m.group(1)))
                 continue
             in_trace = False
-    return [t for t in out if t.frames and t.comm not in ('swapper/0', 'swapper/1')]
+    return [t for t in out if t.frames and not t.comm.startswith('swapper/')]
 
 
 def symbolize(text: str, smap: SystemMap) -> str:
@@ -474,8 +481,11 @@ def parse_ktap(lines: List[str], suite: str) -> KSuite:
     if not block:
         return KSuite(suite, False, [], 0, [])
     kp = kunit_parser()
-    # the executor's top-level header, as a boot-time run would print it
-    test = kp.parse_run_tests(['KTAP version 1', '1..1'] + block)
+    # the executor's top-level header, as a boot-time run would print it;
+    # kunit numbers suites run through debugfs on from the boot's first, so
+    # the suite's own result line becomes test 1 of this one-suite plan
+    last = re.sub(r'^(\s*(?:not )?ok) [0-9]+ ', r'\1 1 ', block[-1])
+    test = kp.parse_run_tests(['KTAP version 1', '1..1'] + block[:-1] + [last])
     st = test.subtests[0] if test.subtests else None
     if st is None:
         return KSuite(suite, False, [], test.counts.errors, block)

@@ -551,6 +551,23 @@ static int cmd_swapon(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The kit's own test of a hang the kernel does not report (tests/smoke): a
+ * vfork child that never execs leaves its parent waiting in the kernel
+ * (wait_for_vfork_done, killable: SysRq w lists it) until killed.
+ */
+static int cmd_stuck(void)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		for (;;)
+			pause();
+	if (pid < 0)
+		fatal("vfork: %s", strerror(errno));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : "";
@@ -572,6 +589,8 @@ int main(int argc, char **argv)
 		return cmd_swapon(argc - 1, argv + 1);
 	if (!strcmp(sub, "hold"))
 		return cmd_hold(argc - 1, argv + 1);
-	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|fork|shmem|swapon [options]\n");
+	if (!strcmp(sub, "stuck"))
+		return cmd_stuck();
+	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|fork|shmem|swapon|stuck [options]\n");
 	return 2;
 }
