@@ -197,6 +197,10 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limit: int,
         nonce = new_nonce()
         rc = vm_run(img, base + '.sh', base + '.console', nonce, mode=boot_mode, pmem=pmem,
                     timeout=limit, out_log=base + '.log')
+        # the nonce and the runner's exit code beside the console log: a
+        # saved log can be parsed again (tests/unit feeds such logs to the core)
+        with open(base + '.run', 'w', encoding='utf-8') as f:
+            f.write(f'nonce {nonce}\nrc {rc}\n')
         con = logs.parse_console(logs.read_text(base + '.console'), nonce, rc)
         secs = {s.id: s for s in con.sections()}
         started = [e for e in todo if e.id in secs]

@@ -1,0 +1,370 @@
+"""Host-only tests of the grader core (grader/swaplab): saved console and
+build logs go through the parsers and the verdict functions, and every
+report is validated.  No QEMU, no kernel build; seconds.
+
+The consoles in data/core/ are real runs of the stage 06 fast kernel
+(grader/run-group; the .run file beside each holds its nonce and vm/run's
+exit code), except kunit-fail.console, which is kunit-pass.console with one
+case turned into a failure in the format lib/kunit/test.c prints.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'grader'))
+
+from swaplab import checks, logs, report, verdict  # noqa: E402
+from swaplab.checks import Check  # noqa: E402
+from swaplab.report import Grade  # noqa: E402
+from swaplab.verdict import Record  # noqa: E402
+
+DATA = os.path.join(HERE, 'data')
+CORE = os.path.join(DATA, 'core')
+
+
+def load(name):
+    with open(os.path.join(CORE, name + '.run')) as f:
+        kv = dict(l.split() for l in f if l.strip())
+    return logs.parse_console(logs.read_text(os.path.join(CORE, name + '.console')), kv['nonce'], int(kv['rc']))
+
+
+def guest(cid, script='passes.sh', *args, mode='pmem'):
+    return Check('all', cid, 10, 'guest', ['fast', mode, script, *args])
+
+
+def decide_all(con, entries, smap=None, limit=60):
+    """As run.run_group does for one boot: started checks by section."""
+    secs = {s.id: s for s in con.sections()}
+    started = [c for c in entries if c.id in secs]
+    out = {}
+    for c in entries:
+        if c.id in secs:
+            out[c.id] = verdict.decide_guest(c, con, secs[c.id], limit, smap, last=c is started[-1])
+        elif not started:
+            out[c.id] = verdict.decide_guest(c, con, None, limit, smap)
+    return out
+
+
+def kmsg_console(snippet, rc=2, nonce='ab' * 12):
+    """A console of one check whose kernel printed SNIPPET (a saved kernel
+    error report), followed by the runner's note."""
+    text = (f'SWAPLAB-READY 2 cpus\nSWAPLAB-GO\nSWAPLAB {nonce} CHECK pageout 1.00\n'
+            f'SWAPLAB {nonce} STEP swaptest pageout -n 32768\n{snippet}\n')
+    if rc == 2:
+        text += '\n[swaplab] kernel error on the console: (as the runner saw it)\n'
+    return logs.parse_console(text, nonce, rc)
+
+
+class KernelErrors(unittest.TestCase):
+    def test_every_saved_report_is_an_error(self):
+        for name in ('lockdep', 'panic', 'oops', 'bugon', 'softlockup', 'rcu', 'warn', 'sleep', 'hung'):
+            with self.subTest(report=name):
+                snippet = logs.read_text(os.path.join(DATA, f'{name}.log'))
+                r = decide_all(kmsg_console(snippet), [guest('pageout')])['pageout']
+                self.assertEqual(r.verdict, 'ERROR')
+                self.assertTrue(r.reason.startswith('kernel error: '), r.reason)
+                self.assertIn(logs.KERNEL_ERROR_RE.search(snippet).group(0).strip(), r.reason)
+                self.assertTrue(r.excerpt)
+
+    def test_clean_log_is_no_error(self):
+        con = kmsg_console(logs.read_text(os.path.join(DATA, 'clean.log')), rc=0)
+        self.assertIsNone(con.kernel_error())
+
+    def test_expect_reads_the_same_list(self):
+        with open(os.path.join(ROOT, 'vm', 'expect', 'lib.exp')) as f:
+            self.assertIn('kernel-errors', f.read())
+
+
+class GuestVerdicts(unittest.TestCase):
+    def test_pass_and_kunit(self):
+        con = load('kunit-pass')
+        cs = [guest('kunit-06', 'kunit.sh', '06', mode='mixed'), guest('kunit-01', 'kunit.sh', '01', mode='mixed'),
+              guest('two-devices', 'two.sh', mode='mixed')]
+        got = decide_all(con, cs)
+        for c in cs:
+            self.assertEqual(got[c.id].verdict, 'PASS', got[c.id].reason)
+            self.assertIsInstance(got[c.id].seconds, float)
+        self.assertEqual(got['kunit-06'].reason, '3 KUnit cases passed')
+        self.assertEqual(got['kunit-06'].metrics['cases']['lab06_drain'], 'SUCCESS')
+
+    def test_kunit_failure_names_the_case_and_message(self):
+        con = load('kunit-fail')
+        r = decide_all(con, [guest('kunit-06', 'kunit.sh', '06', mode='mixed'),
+                             guest('kunit-01', 'kunit.sh', '01', mode='mixed')])['kunit-06']
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('kunit-06.drain lab06: disabling the cache (swapoff) must drain', r.reason)
+        self.assertIn('not ok 2 lab06_drain', r.excerpt)
+        self.assertIn('EXPECTATION FAILED', r.excerpt)
+
+    def test_kunit_missing_suite(self):
+        con = load('next')
+        r = decide_all(con, [guest('next', 'kunit.sh', '03')])['next']
+        self.assertEqual(r.verdict, 'FAIL')
+
+    def test_forged_lines_and_late_error(self):
+        con = load('late-error')
+        got = decide_all(con, [guest('forged', 'forged.sh'), guest('late', 'late-error.sh'),
+                               guest('next')])
+        self.assertEqual(got['forged'].verdict, 'FAIL')
+        self.assertEqual(got['forged'].reason, 'the test reported no result')
+        self.assertEqual(got['late'].verdict, 'ERROR')
+        self.assertIn('WARNING: CPU: 0 PID: 1 at swaplab/late-error.sh', got['late'].reason)
+        # its PASS line came after the kernel's report: it does not count
+        self.assertNotIn('next', got)
+        self.assertEqual(decide_all(load('next'), [guest('next')])['next'].verdict, 'PASS')
+
+    def test_timeout_names_step_and_function(self):
+        con = load('stuck')
+        smap = logs.SystemMap(os.path.join(CORE, 'stuck.System.map'))
+        got = decide_all(con, [guest('pageout'), guest('stuck', 'stuck.sh')], smap, limit=8)
+        self.assertEqual(got['pageout'].verdict, 'PASS')
+        r = got['stuck']
+        self.assertEqual(r.verdict, 'TIMEOUT')
+        self.assertIsNone(r.seconds)
+        self.assertIn("during 'swaptest stuck'", r.reason)
+        self.assertIn('stuck in kernel_clone (swaptest, blocked)', r.reason)
+        self.assertIn('wait_for_completion_state+0x', r.excerpt)
+
+    def test_timeout_without_sysrq_answer(self):
+        con = load('stuck')
+        con.lines = con.lines[:con.cut + 1]
+        r = decide_all(con, [guest('pageout'), guest('stuck', 'stuck.sh')])['stuck']
+        self.assertEqual(r.verdict, 'TIMEOUT')
+        self.assertIn('the kernel did not answer SysRq', r.reason)
+
+    def test_boot_failure_gives_every_check_a_verdict(self):
+        text = 'Kernel panic - not syncing: No working init found.\n[swaplab] kernel error on the console: x\n'
+        got = decide_all(logs.parse_console(text, 'cd' * 12, 2), [guest('a'), guest('b')])
+        self.assertEqual([got['a'].verdict, got['b'].verdict], ['ERROR', 'ERROR'])
+        got = decide_all(logs.parse_console('[swaplab] QEMU exited before the guest was ready\n', 'cd' * 12, 4),
+                         [guest('a')])
+        self.assertEqual(got['a'].verdict, 'ERROR')
+        self.assertIn('could not run the guest', got['a'].reason)
+
+
+class BuildVerdicts(unittest.TestCase):
+    ERR = ('  CC      mm/swapfile.o\n'
+           '/root/.cache/swaplab/src/linux/mm/swapfile.c: In function \u2018swap_do_scheduled_discard\u2019:\n'
+           '/root/.cache/swaplab/src/linux/mm/swapfile.c:351:9: error: implicit declaration of function '
+           '\u2018lock_clusterx\u2019 [-Werror=implicit-function-declaration]\n'
+           '  351 |         lock_clusterx(si, idx);\n'
+           'make[2]: *** [scripts/Makefile.build:250: mm/swapfile.o] Error 1\n')
+    WARN = ('  CC      mm/swapfile.o\n'
+            '/root/.cache/swaplab/src/linux/mm/swapfile.c:120:13: warning: unused variable \u2018x\u2019 '
+            '[-Wunused-variable]\n'
+            '/root/.cache/swaplab/src/linux/kernel/fork.c:1:1: warning: not ours\n')
+
+    def test_compiler_error(self):
+        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), False, self.ERR, '',
+                                 checks_allow())
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('does not build with the fast config: mm/swapfile.c:351:9: error: implicit declaration',
+                      r.reason)
+        self.assertIn('lock_clusterx(si, idx);', r.excerpt)
+
+    def test_new_warning_only_in_lab_files(self):
+        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), True, self.WARN, '',
+                                 checks_allow())
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('new warning: mm/swapfile.c:120:13: warning: unused variable', r.reason)
+        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), True,
+                                 self.WARN.split('\n', 2)[2], '', checks_allow())
+        self.assertEqual(r.verdict, 'PASS')
+
+
+def checks_allow():
+    from swaplab.grade import allowlist
+    return allowlist()
+
+
+class Reports(unittest.TestCase):
+    def grade(self):
+        recs = []
+        con = load('stuck')
+        smap = logs.SystemMap(os.path.join(CORE, 'stuck.System.map'))
+        recs += decide_all(con, [guest('pageout'), guest('stuck', 'stuck.sh')], smap).values()
+        recs += decide_all(load('late-error'), [guest('forged', 'forged.sh'), guest('late', 'late-error.sh')]).values()
+        recs += decide_all(load('kunit-fail'), [guest('kunit-06', 'kunit.sh', '06', mode='mixed')]).values()
+        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), False, BuildVerdicts.ERR, '',
+                                 checks_allow())
+        recs.append(r)
+        nasty = Record('nasty', 'all', 5)
+        nasty.set('FAIL', 'back\\slash "quote" <tag> & \x1b[31mred\x1b[0m \x00\x07 t\u00e9l\u00e9 ' + '\u00e9' * 400,
+                  'line\x01one\r\n\x1b[1mtwo\x1b[0m \ud800 \ufffe')
+        recs.append(nasty)
+        recs.append(Record('skipped', '06', 10).set('SKIP', 'no debug kernel (build failed)'))
+        g = Grade('06', 'reference stage-06 "x"', 'c0ffee', recs, started=1.0e9, seconds=12.34)
+        return g
+
+    def write_all(self, g, d):
+        paths = [os.path.join(d, 'g.json'), os.path.join(d, 'g.xml'), os.path.join(d, 'gs.json')]
+        report.write_json(g, paths[0])
+        report.write_junit(g, paths[1])
+        report.write_gradescope(g, paths[2])
+        return paths
+
+    def validate(self, paths):
+        p = subprocess.run([os.path.join(ROOT, 'tests', 'check-reports'), *paths], capture_output=True, text=True)
+        return p.returncode, p.stdout
+
+    def test_every_outcome_gives_valid_reports(self):
+        g = self.grade()
+        with tempfile.TemporaryDirectory() as d:
+            for status, msg in (('graded', ''), ('interrupted', 'the grade was interrupted (SIGTERM)'),
+                                ('rejected', 'touches Makefile'), ('error', 'no work repository')):
+                g.status, g.message = status, msg
+                rc, out = self.validate(self.write_all(g, d))
+                self.assertEqual(rc, 0, out)
+                with open(os.path.join(d, 'g.json')) as f:
+                    j = json.load(f)
+                self.assertEqual(j['status'], status)
+                self.assertIsNone(next(c for c in j['checks'] if c['id'] == 'stuck')['seconds'])
+
+    def test_text_is_cleaned_and_cut_by_characters(self):
+        g = self.grade()
+        n = next(r for r in g.records if r.id == 'nasty')
+        self.assertLessEqual(len(n.reason), verdict.REASON_CHARS)
+        self.assertTrue(n.reason.endswith('\u2026'))
+        self.assertNotIn('\x1b', n.reason + n.excerpt)
+        self.assertNotIn('\x00', n.reason)
+        self.assertIn('back\\slash "quote" <tag> & red', n.reason)
+        self.assertEqual(n.excerpt, 'lineone\ntwo  ')
+        with tempfile.TemporaryDirectory() as d:
+            paths = self.write_all(g, d)
+            for p in paths:
+                with open(p, 'rb') as f:
+                    f.read().decode('utf-8')
+
+    def test_junit_has_counts_and_failure_bodies(self):
+        import xml.etree.ElementTree as ET
+        t = report.junit_tree(self.grade()).getroot()
+        self.assertEqual((t.get('tests'), t.get('failures'), t.get('errors'), t.get('skipped')),
+                         ('8', '4', '2', '1'))
+        f = t.find("testcase[@name='kunit-06']/failure")
+        self.assertIn('not ok 2 lab06_drain', f.text)
+        self.assertIsNotNone(t.find("testcase[@name='stuck']/error"))
+
+    def test_gradescope_output_holds_reason_and_excerpt(self):
+        d = report.gradescope(self.grade())
+        t = next(x for x in d['tests'] if x['name'] == 'stuck')
+        self.assertTrue(t['output'].startswith('TIMEOUT: timeout'))
+        self.assertIn('kernel_clone', t['output'])
+        self.assertEqual(d['score'], sum(x['score'] for x in d['tests']))
+
+    def test_the_validator_can_fail(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 'bad.xml')
+            with open(p, 'w') as f:
+                f.write('<testsuite name="x" tests="1" failures="0" time="1"><testcase name="a" classname="b" '
+                        'time="0"><failure/></testcase></testsuite>')
+            q = os.path.join(d, 'bad.json')
+            with open(q, 'w') as f:
+                f.write('{"lab": "01", "checks": [{"id": "x", "seconds": -}]}')
+            g = os.path.join(d, 'gs.json')
+            with open(g, 'w') as f:
+                json.dump({'score': 3, 'tests': [{'name': 'a', 'score': 1, 'max_score': 1, 'status': 'ok',
+                                                  'output': ''}]}, f)
+            for path in (p, q, g):
+                rc, out = self.validate([path])
+                self.assertEqual(rc, 1, path)
+                self.assertTrue(out)
+
+    def test_round_trip(self):
+        g = self.grade()
+        with tempfile.TemporaryDirectory() as d:
+            report.write_json(g, os.path.join(d, 'g.json'))
+            h = report.read_json(os.path.join(d, 'g.json'))
+        self.assertEqual([(r.id, r.verdict, r.reason, r.seconds) for r in h.records],
+                         [(r.id, r.verdict, r.reason, r.seconds) for r in g.records])
+        self.assertEqual(h.score, g.score)
+
+
+class Table(unittest.TestCase):
+    def test_selection(self):
+        t = checks.load()
+        ids = lambda lab, **kw: [c.id for c in checks.select(t, lab, **kw)]  # noqa: E731
+        self.assertIn('kunit-01', ids('03'))
+        self.assertNotIn('kunit-04', ids('03'))
+        self.assertNotIn('hotplug', ids('05'))
+        self.assertIn('hotplug', ids('06'))
+        self.assertNotIn('latency', ids('06'))
+        self.assertIn('latency', ids('06', latency=True))
+        self.assertEqual(ids('02', own=True), ['kunit-02'])
+        self.assertEqual(ids('06', only=['pageout']), ['pageout'])
+
+
+class CommandLine(unittest.TestCase):
+    def run_grade(self, *args, env=None):
+        with tempfile.TemporaryDirectory() as d:
+            paths = [os.path.join(d, 'r.json'), os.path.join(d, 'r.xml'), os.path.join(d, 'gs.json')]
+            p = subprocess.run([os.path.join(ROOT, 'grader', 'grade'), *args, '--json', paths[0], '--junit',
+                                paths[1], '--gradescope', paths[2]], capture_output=True, text=True,
+                               env=dict(os.environ, **(env or {})))
+            rc, out = Reports.validate(self, paths)
+            self.assertEqual(rc, 0, out)
+            with open(paths[0]) as f:
+                return p.returncode, json.load(f), p.stdout + p.stderr
+
+    def test_usage_error_is_a_grader_error_with_reports(self):
+        rc, j, _ = self.run_grade('--lab', '09', '--stage', '01')
+        self.assertEqual((rc, j['status'], j['checks'][0]['verdict']), (3, 'error', 'ERROR'))
+        rc, j, _ = self.run_grade('--lab', '01')
+        self.assertEqual(rc, 3)
+        rc, j, _ = self.run_grade('--lab', '01', '--stage', '01', '--only', 'nope')
+        self.assertEqual(rc, 3)
+
+    def test_missing_repository_is_a_grader_error(self):
+        rc, j, out = self.run_grade('--lab', '01', '--stage', '01', env={'LINUX_REPO': '/nonexistent'})
+        self.assertEqual((rc, j['status']), (3, 'error'))
+        self.assertIn('make setup', j['message'])
+
+    @unittest.skipUnless(os.path.isdir(os.path.join(os.environ.get('LINUX_REPO') or os.path.join(ROOT, 'work', 'linux'),
+                                                    '.git')), 'no work repository (make setup)')
+    def test_rejection_exit_2_with_every_check_listed(self):
+        rc, j, out = self.run_grade('--lab', '01', '--patch', os.path.join(ROOT, 'tests', 'broken', 'bad-forbidden.patch'))
+        self.assertEqual((rc, j['status']), (2, 'rejected'))
+        self.assertEqual(j['checks'][0]['id'], 'hygiene')
+        self.assertIn('Makefile', j['checks'][0]['reason'])
+        self.assertGreater(j['max_score'], 0)
+        self.assertTrue(all(c['verdict'] == 'SKIP' for c in j['checks'][1:]))
+
+    def test_help_lists_exit_codes(self):
+        p = subprocess.run([os.path.join(ROOT, 'grader', 'grade'), '--help'], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0)
+        for code in ('0 ', '1 ', '2 ', '3 ', '130'):
+            self.assertIn(f'\n  {code}', p.stdout)
+
+
+class _KitResult(unittest.TextTestResult):
+    """One line per test in the kit's format (tests/lib.sh), for tests/unit/run."""
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.stream.write(f'  ok    core: {test.id().split(".", 2)[-1]}\n')
+
+    def _bad(self, test, err):
+        msg = self._exc_info_to_string(err, test).strip().split('\n')[-1]
+        self.stream.write(f'  FAIL  core: {test.id().split(".", 2)[-1]}: {msg}\n')
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._bad(test, err)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._bad(test, err)
+
+
+if __name__ == '__main__':
+    if sys.argv[1:] == ['--kit']:
+        suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+        res = unittest.TextTestRunner(stream=sys.stdout, verbosity=0, resultclass=_KitResult).run(suite)
+        bad = len(res.failures) + len(res.errors)
+        print(f'{res.testsRun - bad - len(res.skipped)} passed, {bad} failed')
+        sys.exit(1 if bad else 0)
+    unittest.main()
