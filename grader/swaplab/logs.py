@@ -239,7 +239,7 @@ _GENERIC = re.compile(
     r'__down|wait_for_completion|__wait_for_common|schedule_timeout|do_wait|nmi|__nmi|default_do_nmi|'
     r'do_nmi|exc_|asm_|sysvec_|__sysvec|irq|__irq|handle_|common_interrupt|arch_|show_|dump_|__dump|'
     r'sched_show_task|__sysrq|sysrq|serial8250|uart_|tty_|n_tty|native_|default_idle|cpu_idle|do_idle|'
-    r'cpu_startup|start_secondary|secondary_startup|entry_SYSCALL|do_syscall_64|x64_sys_call|'
+    r'cpu_startup|start_secondary|secondary_startup|entry_|do_syscall_64|x64_sys_call|'
     r'syscall_exit|ret_from_fork|kthread|vprintk|_printk|printk|console_|__x86_|trace_|lockdep_|'
     r'check_preemption|preempt_count|__might|might_|rcu_|smp_call|kernel_init|rest_init|'
     r'start_kernel|x86_64_start|poll_idle|acpi_idle|mwait|native_safe_halt|halt|default_)')
@@ -249,20 +249,34 @@ _GENERIC = re.compile(
 class TaskStack:
     how: str            # "running" (SysRq l) or "blocked" (SysRq w)
     comm: str
-    frames: List[str]   # innermost first, symbolized where possible
+    frames: List[str] = dataclasses.field(default_factory=list)   # innermost first
     guessed: List[bool] = dataclasses.field(default_factory=list)
+    context: List[str] = dataclasses.field(default_factory=list)  # TASK, IRQ or NMI
+    rip: Optional[str] = None
+
+    def chain(self, n: int = 3) -> List[str]:
+        """The task's innermost N frames that are not scheduler, locking,
+        interrupt or stack-dumping plumbing.  Frames of an interrupt that
+        the dump came in (<IRQ>, <NMI>) are not the task's; the RIP is the
+        task's only when no interrupt frames were shown.  Frames marked '?'
+        are the unwinder's guesses: used only when the trace has no reliable
+        frame (a kernel without frame pointers or ORC, like the fast config)."""
+        task = [(f, g) for f, g, c in zip(self.frames, self.guessed, self.context) if c == 'TASK']
+        if self.rip and len(task) == len(self.frames):
+            task.insert(0, (self.rip, False))
+        reliable = [f for f, g in task if not g]
+        out: List[str] = []
+        for f in reliable or [f for f, _ in task]:
+            name = f.split('+')[0]
+            if not name.startswith('0x') and not _GENERIC.match(name) and name not in out:
+                out.append(name)
+                if len(out) == n:
+                    break
+        return out
 
     def stuck_in(self) -> Optional[str]:
-        """The innermost frame that is not scheduler, locking or
-        stack-dumping plumbing.  Frames marked '?' are the unwinder's
-        guesses: used only when the trace has no reliable frame (a kernel
-        without frame pointers or ORC, like the fast config, has none)."""
-        reliable = [f for f, g in zip(self.frames, self.guessed) if not g]
-        for f in reliable or self.frames:
-            name = f.split('+')[0]
-            if not name.startswith('0x') and not _GENERIC.match(name):
-                return name
-        return None
+        c = self.chain(1)
+        return c[0] if c else None
 
 
 def sysrq_stacks(lines: List[str], smap: Optional[SystemMap] = None) -> List[TaskStack]:
@@ -279,40 +293,46 @@ def sysrq_stacks(lines: List[str], smap: Optional[SystemMap] = None) -> List[Tas
     out: List[TaskStack] = []
     cur: Optional[TaskStack] = None
     in_trace = False
+    ctx = 'TASK'
     for raw in lines:
         l = strip_ts(raw).rstrip()
         m = re.match(r'^task:(\S+)\s+state:(\S)', l)
         if m:
-            cur = TaskStack('blocked', m.group(1), [])
+            cur = TaskStack('blocked', m.group(1))
             out.append(cur)
             in_trace = False
             continue
         m = re.match(r'^CPU: \d+ PID: \d+ Comm: (\S+)', l)
         if m:
-            cur = TaskStack('running', m.group(1), [])
+            cur = TaskStack('running', m.group(1))
             out.append(cur)
             in_trace = False
             continue
         if cur is None:
             continue
         m = _RIP.search(l)
-        if m and cur.how == 'running' and not cur.frames:
-            cur.frames.append(sym(m.group(1)))
-            cur.guessed.append(False)
+        if m and cur.how == 'running' and cur.rip is None and not in_trace:
+            cur.rip = sym(m.group(1))
             continue
         if l.strip() == 'Call Trace:':
-            in_trace = True
+            in_trace, ctx = True, 'TASK'
             continue
         if in_trace:
-            if l.strip() in ('<TASK>', '</TASK>', '<NMI>', '</NMI>', '<IRQ>', '</IRQ>'):
+            t = l.strip()
+            if t in ('<IRQ>', '<NMI>', '<SOFTIRQ>'):
+                ctx = t[1:-1]
+                continue
+            if t.startswith('</') or t == '<TASK>':
+                ctx = 'TASK'
                 continue
             m = _FRAME.match(l)
             if m:
                 cur.frames.append(sym(m.group(2)))
                 cur.guessed.append(bool(m.group(1)))
+                cur.context.append(ctx)
                 continue
             in_trace = False
-    return [t for t in out if t.frames and not t.comm.startswith('swapper/')]
+    return [t for t in out if (t.frames or t.rip) and not t.comm.startswith('swapper/')]
 
 
 def symbolize(text: str, smap: SystemMap) -> str:
@@ -327,14 +347,11 @@ def stuck_summary(stacks: List[TaskStack]) -> Optional[str]:
     """'stuck in try_to_unuse (swapoff, running)': the first task, running
     ones first, whose stack has a frame that is not plumbing."""
     ordered = [t for t in stacks if t.how == 'running'] + [t for t in stacks if t.how == 'blocked']
-    for t in ordered:
-        f = t.stuck_in()
-        if f and t.comm not in ('init', 'sh'):
-            return f'stuck in {f} ({t.comm}, {t.how})'
-    for t in ordered:
-        f = t.stuck_in()
-        if f:
-            return f'stuck in {f} ({t.comm}, {t.how})'
+    for shells in (False, True):
+        for t in ordered:
+            c = t.chain()
+            if c and (shells or t.comm not in ('init', 'sh')):
+                return f"stuck in {' < '.join(c)} ({t.comm}, {t.how})"
     return None
 
 

@@ -127,7 +127,7 @@ class GuestVerdicts(unittest.TestCase):
         self.assertEqual(r.verdict, 'TIMEOUT')
         self.assertIsNone(r.seconds)
         self.assertIn("during 'swaptest stuck'", r.reason)
-        self.assertIn('stuck in kernel_clone (swaptest, blocked)', r.reason)
+        self.assertIn('stuck in kernel_clone < __x64_sys_vfork (swaptest, blocked)', r.reason)
         self.assertIn('wait_for_completion_state+0x', r.excerpt)
 
     def test_timeout_without_sysrq_answer(self):
