@@ -57,10 +57,16 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES"
 }
 
-# allowlist_paths: the files a lab submission may change (grader/allowlist
-# without its comments), one per line
+# allowlist_paths [LAB]: the files a lab submission may change
+# (grader/allowlist: LABS, tab, path), for lab LAB or for any lab, one per line
 allowlist_paths() {
-	sed -e 's/#.*//' -e '/^$/d' "$SWAPLAB_ROOT/grader/allowlist"
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SWAPLAB_ROOT/grader/allowlist" | awk -F'\t' -v lab="${1:-}" '
+	function inlabs(l, s,   a, n) {
+		if (s == "all" || l == "") return 1
+		if (index(s, "-")) { split(s, a, "-"); n = l + 0; return n >= a[1] + 0 && n <= a[2] + 0 }
+		return l + 0 == s + 0
+	}
+	inlabs(lab, $1) && !seen[$2]++ { print $2 }'
 }
 
 require_repo() {

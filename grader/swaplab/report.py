@@ -28,6 +28,7 @@ class Grade:
     status: str = 'graded'            # graded | rejected | interrupted | error
     message: str = ''                 # why, for rejected / interrupted / error
     work: str = ''                    # the log folder
+    review: List[str] = dataclasses.field(default_factory=list)   # flags for an instructor
 
     @property
     def score(self) -> int:
@@ -59,7 +60,7 @@ class Grade:
                 'exit_code': self.exit_code,
                 'started': datetime.datetime.fromtimestamp(self.started, datetime.timezone.utc)
                 .isoformat(timespec='seconds') if self.started else None,
-                'seconds': round(self.seconds, 1), 'work': self.work,
+                'seconds': round(self.seconds, 1), 'work': self.work, 'review': list(self.review),
                 'checks': [r.to_json() for r in self.records]}
 
     @classmethod
@@ -68,6 +69,7 @@ class Grade:
                 [Record.from_json(x) for x in d.get('checks', [])])
         g.status, g.message = d.get('status', 'graded'), d.get('message', '')
         g.seconds, g.work = float(d.get('seconds') or 0), d.get('work', '')
+        g.review = list(d.get('review') or [])
         return g
 
 
