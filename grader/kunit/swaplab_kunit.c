@@ -557,11 +557,32 @@ static const struct file_operations swaplab_kunit_fops = {
 	.write = swaplab_kunit_write,
 };
 
+#ifdef CONFIG_LOCKDEP
+/*
+ * /sys/kernel/debug/swaplab/si_lock_key: the lockdep class key of the swap
+ * device lock (si->lock), as /proc/lockdep prints keys, so the lock
+ * fingerprint finds si->lock's class from the lock itself, whatever its name.
+ */
+static int swaplab_si_lock_key_show(struct seq_file *m, void *v)
+{
+	struct swap_info_struct *si = READ_ONCE(swap_info[0]);
+
+	if (!si)
+		return -ENODEV;
+	seq_printf(m, "%p\n", si->lock.dep_map.key);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(swaplab_si_lock_key);
+#endif
+
 static int __init swaplab_kunit_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("swaplab", NULL);
 
 	debugfs_create_file("kunit", 0200, dir, NULL, &swaplab_kunit_fops);
+#ifdef CONFIG_LOCKDEP
+	debugfs_create_file("si_lock_key", 0400, dir, NULL, &swaplab_si_lock_key_fops);
+#endif
 #if SWAPLAB_LAB >= 5
 	debugfs_create_file("batch", 0200, dir, NULL, &swaplab_batch_fops);
 #endif

@@ -48,7 +48,13 @@ Options:
   --build-only CONFIG  build the graded kernel with CONFIG, print its image
                directory, run no check (make run/gdb LAB=NN)
   --lab 00     the integrity checks alone (for the baseline stage)
-Environment: SWAPLAB_GUEST_TIMEOUT (seconds a guest check may run, 600).
+  --unsafe     grade a --patch or --tree even where no sandbox can be made
+Every kernel but a reference stage is built in a sandbox (scripts/sandbox,
+bubblewrap: no network, no host files but its own source and objects,
+resource limits, a build timeout) and every kernel boots in one; images
+built from a --patch or --tree are removed after the grade.
+Environment: SWAPLAB_GUEST_TIMEOUT (seconds a guest check may run; default:
+grader/limits.tsv), SWAPLAB_BUILD_TIMEOUT (seconds a build may run, 2700).
 
 Exit status:
   0    every check passed
@@ -189,11 +195,34 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
 
 
 # ---------------------------------------------------------------- the grade
+def limits() -> Dict[str, int]:
+    """grader/limits.tsv: each guest check's time limit, measured on the
+    reference stages (scripts/measure-limits)."""
+    out: Dict[str, int] = {}
+    try:
+        with open(os.path.join(ROOT, 'grader', 'limits.tsv'), encoding='utf-8') as f:
+            for l in f:
+                w = l.split('\t')
+                if len(w) >= 2 and not l.startswith('#'):
+                    out[w[0]] = int(w[1])
+    except OSError:
+        pass
+    return out
+
+
 class Grader:
     def __init__(self, g: Grade, sel: List[Check], latency_on: bool):
         self.g, self.sel = g, sel
         self.work = g.work
-        self.limit = int(os.environ.get('SWAPLAB_GUEST_TIMEOUT') or 600)
+        env = os.environ.get('SWAPLAB_GUEST_TIMEOUT')
+        self.override = int(env) if env else None
+        self.limits = limits()
+
+    def limit(self, ids: List[str]) -> int:
+        """A boot's per-check time limit: the longest of its checks'."""
+        if self.override:
+            return self.override
+        return max(self.limits.get(i, 600) for i in ids)
         self.done: Dict[str, Record] = {}
         self.current: Optional[str] = None
 
@@ -249,7 +278,9 @@ class Grader:
             entries.append(run.Entry('lockfp-mine', lc, 'pmem', 'lockstat.sh', []))
         note_ids = ', '.join(e.id for e in entries)
         run.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
-        res = run.run_group(self.work, img, c.boot_mode, c.pmem, self.limit, entries)
+        limit = self.limit([e.id for e in entries])
+        run.note(f'time limit per check: {limit} s')
+        res = run.run_group(self.work, img, c.boot_mode, c.pmem, limit, entries)
         for e in entries:
             r = res[e.id]
             if e.id == 'lockfp-mine':
@@ -270,7 +301,7 @@ class Grader:
             return
         if 'lockfp-mine' not in self.done:
             key_check = Check('lockfp', 'lockfp-mine', 0, 'guest', ['debug', 'pmem', 'lockstat.sh'])
-            res = run.run_group(self.work, img, 'pmem', '512M', self.limit,
+            res = run.run_group(self.work, img, 'pmem', '512M', self.limit(['lockfp-mine']),
                                 [run.Entry('lockfp-mine', key_check, 'pmem', 'lockstat.sh', [])])
             self.done['lockfp-mine'] = res['lockfp-mine']
         mine_r = self.done['lockfp-mine']
@@ -375,6 +406,7 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument('--only')
     p.add_argument('--latency', action='store_true')
     p.add_argument('--build-only')
+    p.add_argument('--unsafe', action='store_true')
     p.add_argument('-h', '--help', action='store_true')
     return p.parse_args(argv)
 
@@ -392,6 +424,27 @@ def prepare_work(keep: Optional[str]) -> str:
                 os.unlink(p)
         return os.path.abspath(keep)
     return tempfile.mkdtemp(prefix='swaplab-grade.')
+
+
+def sandbox_policy(a: argparse.Namespace) -> bool:
+    """Whether the graded kernel is built and booted in the sandbox: always
+    when bubblewrap can run here; a submission from someone else (--patch,
+    --tree) is refused without one unless --unsafe."""
+    kind = a.src[0] if a.src else ''
+    if kind == 'stage':
+        run.SANDBOX_QEMU = True
+        return False
+    p = subprocess.run([os.path.join(ROOT, 'scripts', 'sandbox'), '--check'], capture_output=True, text=True)
+    if p.returncode == 0:
+        run.SANDBOX_QEMU = True
+        return True
+    why = p.stderr.strip() or 'bubblewrap cannot run here'
+    run.SANDBOX_QEMU = False
+    if kind in ('patch', 'tree') and not a.unsafe:
+        raise GraderError(f'{why}; refusing to build and boot a submission outside a sandbox '
+                          '(install bubblewrap and allow user namespaces, or pass --unsafe)')
+    print(f'warning: {why}: building and booting without a sandbox', file=sys.stderr)
+    return False
 
 
 def _on_signal(signum, frame):
@@ -412,6 +465,7 @@ def main(argv: List[str]) -> int:
             sys.stdout.write(HELP)
             return 0
         g.lab = a.lab
+        sandboxed = sandbox_policy(a)
         if not re.fullmatch(r'0[0-6]', a.lab or ''):
             raise GraderError(f"grade: --lab must be 01..06 (00: integrity checks only), got '{a.lab or 'nothing'}'")
         if not a.src:
@@ -437,10 +491,16 @@ def main(argv: List[str]) -> int:
         g.commit = commit
         if a.build_only:
             os.execv(os.path.join(ROOT, 'scripts', 'build-kernel'),
-                     ['build-kernel', '--commit', commit, '--lab', a.lab, '--config', a.build_only])
+                     ['build-kernel', '--commit', commit, '--lab', a.lab, '--config', a.build_only]
+                     + (['--graded'] if sandboxed else []))
         print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
-        kernels = run.Kernels(commit, a.lab, g.work)
-        grader.run(kernels)
+        kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'))
+        try:
+            grader.run(kernels)
+        finally:
+            if a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES'):
+                for img in kernels.evict():
+                    run.note(f'evicted the submission image {img}')
         grader.finish()
     except run.Interrupted as e:
         run.kill_children()

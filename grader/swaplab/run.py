@@ -69,8 +69,12 @@ class Kernels:
     """The graded kernel's images, built at most once per config; the debug
     build may start in the background while fast-kernel checks run."""
 
-    def __init__(self, commit: str, lab: str, work: str):
+    def __init__(self, commit: str, lab: str, work: str, graded: bool = False, fresh: bool = False):
+        """graded: the tree is a submission: build it in the sandbox
+        (scripts/build-kernel --graded); fresh: start its object directory
+        over from the reference one (another person's submission)."""
         self.commit, self.lab, self.work = commit, lab, work
+        self.graded, self.fresh = graded, fresh
         self.img: Dict[str, Optional[str]] = {}
         self.bg: Dict[str, subprocess.Popen] = {}
         self.secs: Dict[str, float] = {}
@@ -83,8 +87,9 @@ class Kernels:
             return
         out, err = self._paths(cfg)
         with open(out, 'wb') as o, open(err, 'wb') as e:
+            extra = (['--graded'] if self.graded else []) + (['--fresh'] if self.graded and self.fresh else [])
             self.bg[cfg] = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', self.commit,
-                                  '--lab', self.lab, '--config', cfg], stdout=o, stderr=e)
+                                  '--lab', self.lab, '--config', cfg, *extra], stdout=o, stderr=e)
         self.secs[cfg] = time.time()
 
     def get(self, cfg: str) -> Optional[str]:
@@ -102,6 +107,16 @@ class Kernels:
                 path = f.read().strip()
         self.img[cfg] = path if path and os.path.exists(os.path.join(path, 'bzImage')) else None
         return self.img[cfg]
+
+    def evict(self) -> List[str]:
+        """Remove the images this grade built from a submission."""
+        gone = []
+        for img in self.img.values():
+            if img and os.path.exists(os.path.join(img, 'graded')):
+                import shutil
+                shutil.rmtree(img, ignore_errors=True)
+                gone.append(img)
+        return gone
 
     def logs(self, cfg: str) -> Tuple[str, str]:
         """(build.log of the make run, the build script's own stderr)."""
@@ -131,6 +146,9 @@ def new_nonce() -> str:
     return secrets.token_hex(12)
 
 
+SANDBOX_QEMU = True     # the grader boots every kernel in the sandbox (vm/run --sandbox)
+
+
 def vm_run(img: str, test: str, log: str, nonce: str, *, mode: str = 'pmem', pmem: str = '512M',
            timeout: int = 600, cpus: Optional[int] = None, append: str = '', out_log: str = '') -> int:
     """Boot IMG and run the guest script TEST; the console goes to LOG.
@@ -138,6 +156,8 @@ def vm_run(img: str, test: str, log: str, nonce: str, *, mode: str = 'pmem', pme
     from the log, by the caller)."""
     cmd = [os.path.join(ROOT, 'vm', 'run'), '--kernel', img, '--test', test, '--swap', mode, '--pmem', pmem,
            '--quiet', '--log', log, '--timeout', str(timeout), '--nonce', nonce]
+    if SANDBOX_QEMU:
+        cmd += ['--sandbox']
     if cpus:
         cmd += ['--cpus', str(cpus)]
     if append:

@@ -9,7 +9,7 @@ import dataclasses
 from typing import Dict, List, Optional
 
 from . import logs
-from .checks import Check
+from .checks import ROOT, Check
 
 VERDICTS = ('PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP')
 REASON_CHARS = 240
@@ -145,6 +145,21 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
     return r.set('PASS', f'{len(results)} guest results passed')
 
 
+def expected_cases(lab: str) -> List[str]:
+    """The cases of lab LAB's white-box suite, from its source in
+    grader/kunit (the record the kernel's KTAP is checked against)."""
+    import glob
+    import os
+    import re
+    out: List[str] = []
+    for f in sorted(glob.glob(os.path.join(ROOT, 'grader', 'kunit', '*.c'))):
+        with open(f, encoding='utf-8') as fh:
+            for m in re.finditer(rf'KUNIT_CASE\((lab{lab}_\w+)\)', fh.read()):
+                if m.group(1) not in out:
+                    out.append(m.group(1))
+    return out
+
+
 def _decide_kunit(r: Record, c: Check, con: logs.Console, sec: logs.Section) -> Record:
     lab = c.kunit_lab
     suite = f'swaplab-lab{lab}'
@@ -163,7 +178,25 @@ def _decide_kunit(r: Record, c: Check, con: logs.Console, sec: logs.Section) -> 
                      '\n'.join(con.lines[sec.start:sec.end][-25:]))
     if not ks.cases:
         return r.set('FAIL', f'kunit-{lab}: suite {suite} ran no test case', '\n'.join(ks.lines))
+    blocks = sum(1 for l in con.lines[:con.cut]
+                 if logs.PRINTK_TS.match(l) and logs.strip_ts(l).strip() == f'# Subtest: {suite}')
+    if blocks > 1:
+        return r.set('FAIL', f'kunit-{lab}: {blocks} KTAP blocks for suite {suite} on the console '
+                             '(the suite runs once: the others are not its own)', '\n'.join(ks.lines))
     r.metrics['cases'] = {k.name: k.status for k in ks.cases}
+    want = expected_cases(lab)
+    got = [k.name for k in ks.cases]
+    if want and got != want:
+        missing = [n for n in want if n not in got]
+        extra = [n for n in got if n not in want]
+        why = (f"cases missing: {', '.join(missing)}" if missing else '') + \
+              ('; ' if missing and extra else '') + (f"unknown cases: {', '.join(extra)}" if extra else '')
+        return r.set('FAIL', f'kunit-{lab}: the KTAP does not match the suite ({why or "order differs"})',
+                     '\n'.join(ks.lines))
+    skipped = [k for k in ks.cases if k.status == 'SKIPPED']
+    if skipped:
+        return r.set('FAIL', f'kunit-{lab}.{skipped[0].name} was skipped: every case must run',
+                     '\n'.join(_case_lines(ks.lines, skipped[0].name)))
     bad = [k for k in ks.cases if not k.ok]
     if bad:
         k = bad[0]

@@ -10,3 +10,7 @@ swaptest shmem -n 4096
 hold_start 4096
 if swapoff_all; then pass lockdep-swapoff "swapoff with pages out"; else fail lockdep-swapoff "swapoff failed"; fi
 hold_end
+# a kernel that turns lockdep off (debug_locks_off()) would pass this check
+# and the lock fingerprint unchecked: lockdep must still be validating
+if debug_locks_on; then pass lockdep-on "lockdep still validating (debug_locks 1)"; else
+	fail lockdep-on "lockdep was turned off (debug_locks 0): nothing it checks can be trusted"; fi

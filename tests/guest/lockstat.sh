@@ -9,6 +9,7 @@
 PAGES=$(sed -n "s/.*swaplab.pages=\([0-9]*\).*/\1/p" /proc/cmdline)
 PAGES=${PAGES:-4096}
 [ -r /proc/lock_stat ] || { fail lockstat "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
+debug_locks_on || { fail lockstat "lockdep is off (debug_locks 0): lock_stat counts nothing"; exit 1; }
 si_class=$(si_lock_class)
 if [ -z "$si_class" ]; then
 	grep -n -B4 'swap_avail_lock' /tmp/lockdep | head -30
@@ -24,9 +25,10 @@ cp /proc/lock_stat /tmp/ls
 out1=$(sed -n 's/^pswpout //p' /proc/vmstat)
 cat /tmp/w.out
 [ "$rc" = 0 ] || exit 1
+debug_locks_on || { fail lockstat "lockdep was turned off during the workload (debug_locks 0)"; exit 1; }
 pages=$((out1 - out0))
-awk -v si="$si_class" -v pages="$pages" '
-function put(k, v) { printf "SWAPLAB %s METRIC %s %s\n", ENVIRON["SWAPLAB_NONCE"], k, v }
+awk -v si="$si_class" -v pages="$pages" -v nonce="$SWAPLAB_NONCE" '
+function put(k, v) { printf "SWAPLAB %s METRIC %s %s\n", nonce, k, v }
 {
 	i = index($0, ": "); if (!i) next
 	name = substr($0, 1, i - 1); sub(/^ +/, "", name)

@@ -101,6 +101,35 @@ class GuestVerdicts(unittest.TestCase):
         self.assertIn('not ok 2 lab06_drain', r.excerpt)
         self.assertIn('EXPECTATION FAILED', r.excerpt)
 
+    def _edited(self, fn):
+        con = load('kunit-pass')
+        con.lines = fn(con.lines)
+        con.cut = len(con.lines)
+        con.tagged = logs.parse_console('\n'.join(con.lines), con.nonce, 0).tagged
+        return decide_all(con, [guest('two-devices', 'two.sh', mode='mixed'),
+                                guest('kunit-01', 'kunit.sh', '01', mode='mixed'),
+                                guest('kunit-06', 'kunit.sh', '06', mode='mixed')])['kunit-06']
+
+    def test_kunit_forged_block_is_refused(self):
+        def forge(lines):
+            i = next(i for i, l in enumerate(lines) if 'CHECK two-devices' in l)
+            fake = ['[    1.000000]     KTAP version 1', '[    1.000000]     # Subtest: swaplab-lab06',
+                    '[    1.000000]     1..3'] + [f'[    1.000000]     ok {n} lab06_{c}' for n, c in
+                                                  ((1, 'refill'), (2, 'drain'), (3, 'low_watermark'))] + \
+                   ['[    1.000000] ok 1 swaplab-lab06']
+            return lines[:i] + fake + lines[i:]
+        r = self._edited(forge)
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('2 KTAP blocks', r.reason)
+
+    def test_kunit_missing_or_skipped_case_fails(self):
+        r = self._edited(lambda ls: [l for l in ls if 'ok 3 lab06_low_watermark' not in l])
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('cases missing: lab06_low_watermark', r.reason)
+        r = self._edited(lambda ls: [l.replace('ok 2 lab06_drain', 'ok 2 lab06_drain # SKIP no cpus') for l in ls])
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('lab06_drain', r.reason)
+
     def test_kunit_missing_suite(self):
         con = load('next')
         r = decide_all(con, [guest('next', 'kunit.sh', '03')])['next']

@@ -12,11 +12,23 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The run's nonce: /init keeps it in a root-only file, never in a process
+ * environment.
+ */
 static const char *nonce(void)
 {
-	const char *n = getenv("SWAPLAB_NONCE");
+	static char n[64];
+	FILE *f;
 
-	return n && *n ? n : "-";
+	if (!n[0]) {
+		f = fopen("/tmp/.swaplab-nonce", "r");
+		if (!f || !fgets(n, sizeof(n), f))
+			strcpy(n, "-");
+		if (f)
+			fclose(f);
+		n[strcspn(n, "\n")] = 0;
+	}
+	return n;
 }
 
 void result(const char *test, int pass, const char *fmt, ...)
