@@ -217,14 +217,14 @@ class Grader:
         env = os.environ.get('SWAPLAB_GUEST_TIMEOUT')
         self.override = int(env) if env else None
         self.limits = limits()
+        self.done: Dict[str, Record] = {}
+        self.current: Optional[str] = None
 
     def limit(self, ids: List[str]) -> int:
         """A boot's per-check time limit: the longest of its checks'."""
         if self.override:
             return self.override
         return max(self.limits.get(i, 600) for i in ids)
-        self.done: Dict[str, Record] = {}
-        self.current: Optional[str] = None
 
     def record(self, r: Record) -> None:
         self.done[r.id] = r
@@ -518,8 +518,11 @@ def main(argv: List[str]) -> int:
 
 
 def _error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
-    if grader is not None and grader.done:
-        grader.finish('error', msg)
+    try:
+        if grader is not None and grader.done:
+            grader.finish('error', msg)
+    except Exception:   # the report is still written, with what is known
+        g.records = []
     g.status, g.message = 'error', msg
     if not g.records:
         g.records = [Record('grader', g.lab or '-', 0).set('ERROR', msg, tb)]
