@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
+import platform
 import os
 import re
 import shutil
@@ -195,6 +197,34 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
 
 
 # ---------------------------------------------------------------- the grade
+def context(a: argparse.Namespace, lab: str, commit: str) -> dict:
+    """What a score depends on, for a regrade to compare against: the kit,
+    the kernel package, the lab start, the submission, the machine."""
+    def out(*cmd: str) -> str:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        return p.stdout.strip() if p.returncode == 0 else ''
+    repo = os.environ['LINUX_REPO']
+    kit = out('git', '-C', ROOT, 'rev-parse', 'HEAD')
+    dirty = out('git', '-C', ROOT, 'status', '--porcelain', '--untracked-files=no')
+    ctx = {'kit_commit': kit + ('-dirty' if dirty else ''),
+           'linux_source': '', 'lab_start': out('git', '-C', repo, 'rev-parse', f'lab-{lab}-start'),
+           'graded_commit': commit, 'submission': '',
+           'host_cores': os.cpu_count(), 'host': platform.node(),
+           'accelerator': out(os.path.join(ROOT, 'vm', 'accel'))}
+    try:
+        with open(os.path.join(repo, '.swaplab-version'), encoding='utf-8') as f:
+            ctx['linux_source'] = 'linux-source-6.1 ' + f.read().strip()
+    except OSError:
+        pass
+    kind, val = a.src
+    if kind == 'patch':
+        with open(val, 'rb') as f:
+            ctx['submission'] = 'sha256:' + hashlib.sha256(f.read()).hexdigest()
+    else:
+        ctx['submission'] = f'{kind}:{val}' if val else kind
+    return ctx
+
+
 def limits() -> Dict[str, int]:
     """grader/limits.tsv: each guest check's time limit, measured on the
     reference stages (scripts/measure-limits)."""
@@ -483,12 +513,15 @@ def main(argv: List[str]) -> int:
             commit, g.graded = resolve(a, a.lab, g.review, lenient=bool(a.build_only))
         except Rejected as e:
             g.commit = ''
+            g.context = context(a, a.lab, '')
             grader.finish('rejected', str(e))
             hy = Record('hygiene', a.lab, 0)
             hy.set('FAIL', str(e))
             g.records.insert(0, hy)
             return _end(g, a, t0)
         g.commit = commit
+        if not a.build_only:
+            g.context = context(a, a.lab, commit)
         if a.build_only:
             os.execv(os.path.join(ROOT, 'scripts', 'build-kernel'),
                      ['build-kernel', '--commit', commit, '--lab', a.lab, '--config', a.build_only]

@@ -29,6 +29,7 @@ class Grade:
     message: str = ''                 # why, for rejected / interrupted / error
     work: str = ''                    # the log folder
     review: List[str] = dataclasses.field(default_factory=list)   # flags for an instructor
+    context: dict = dataclasses.field(default_factory=dict)       # what the score depends on
 
     @property
     def score(self) -> int:
@@ -61,6 +62,7 @@ class Grade:
                 'started': datetime.datetime.fromtimestamp(self.started, datetime.timezone.utc)
                 .isoformat(timespec='seconds') if self.started else None,
                 'seconds': round(self.seconds, 1), 'work': self.work, 'review': list(self.review),
+                'context': dict(self.context),
                 'checks': [r.to_json() for r in self.records]}
 
     @classmethod
@@ -70,6 +72,7 @@ class Grade:
         g.status, g.message = d.get('status', 'graded'), d.get('message', '')
         g.seconds, g.work = float(d.get('seconds') or 0), d.get('work', '')
         g.review = list(d.get('review') or [])
+        g.context = dict(d.get('context') or {})
         return g
 
 
@@ -105,7 +108,8 @@ def junit_tree(g: Grade) -> ET.ElementTree:
         'timestamp': ts, 'hostname': logs.clean(platform.node() or 'localhost', False) or 'localhost'})
     props = ET.SubElement(suite, 'properties')
     for k, v in (('graded', g.graded), ('commit', g.commit), ('status', g.status),
-                 ('message', g.message), ('score', f'{g.score}/{g.max_score}')):
+                 ('message', g.message), ('score', f'{g.score}/{g.max_score}'),
+                 *((f'context.{ck}', str(cv)) for ck, cv in sorted(g.context.items()))):
         ET.SubElement(props, 'property', {'name': k, 'value': logs.clean(v, False)})
     for r in g.records:
         tc = ET.SubElement(suite, 'testcase', {'classname': f'swaplab.lab{g.lab}', 'name': r.id,
