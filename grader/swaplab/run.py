@@ -99,7 +99,7 @@ class Kernels:
         self.start(cfg)
         p = self.bg.pop(cfg)
         note(f'building the {cfg} kernel (log: {self._paths(cfg)[1]})')
-        rc = wait(p)
+        rc = self._wait_showing(p, cfg)
         self.secs[cfg] = round(time.time() - self.secs[cfg], 1)
         path = ''
         if rc == 0:
@@ -107,6 +107,34 @@ class Kernels:
                 path = f.read().strip()
         self.img[cfg] = path if path and os.path.exists(os.path.join(path, 'bzImage')) else None
         return self.img[cfg]
+
+    def _wait_showing(self, p: subprocess.Popen, cfg: str) -> int:
+        """Wait for a build, relaying its latest progress line every 10 s
+        (one updated line on a terminal, plain lines elsewhere)."""
+        tty = sys.stderr.isatty()
+        last, shown = time.time(), ''
+        while True:
+            try:
+                rc = p.wait(1)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if time.time() - last < 10:
+                continue
+            last = time.time()
+            lines = [l.strip() for l in logs.read_text(self._paths(cfg)[1]).split('\n') if l.strip()]
+            msg = f'{cfg} kernel: ' + (lines[-1] if lines else 'starting') + \
+                  f' ({time.time() - self.secs[cfg]:.0f} s)'
+            if tty:
+                sys.stderr.write('\r    ' + msg[:110].ljust(110))
+            elif msg != shown:
+                print(f'    {msg}', file=sys.stderr, flush=True)
+            shown = msg
+        if tty and shown:
+            sys.stderr.write('\n')
+        if p in _children:
+            _children.remove(p)
+        return rc
 
     def evict(self) -> List[str]:
         """Remove the images this grade built from a submission."""
@@ -150,7 +178,8 @@ SANDBOX_QEMU = True     # the grader boots every kernel in the sandbox (vm/run -
 
 
 def vm_run(img: str, test: str, log: str, nonce: str, *, mode: str = 'pmem', pmem: str = '512M',
-           timeout: int = 600, cpus: Optional[int] = None, append: str = '', out_log: str = '') -> int:
+           timeout: int = 600, cpus: Optional[int] = None, append: str = '', out_log: str = '',
+           on_check=None) -> int:
     """Boot IMG and run the guest script TEST; the console goes to LOG.
     Returns vm/run's exit code: how the boot ended (the verdict is decided
     from the log, by the caller)."""
@@ -164,7 +193,33 @@ def vm_run(img: str, test: str, log: str, nonce: str, *, mode: str = 'pmem', pme
         cmd += ['--append', append]
     with open(out_log or os.devnull, 'ab') as o:
         p = popen(cmd, stdout=o, stderr=subprocess.STDOUT)
-        return wait(p)
+        if on_check is None:
+            return wait(p)
+        # follow the console: say when each check starts
+        tag, pos, buf = f'SWAPLAB {nonce} CHECK '.encode(), 0, b''
+        while True:
+            try:
+                rc = p.wait(0.5)
+            except subprocess.TimeoutExpired:
+                rc = None
+            try:
+                with open(log, 'rb') as f:
+                    f.seek(pos)
+                    data = f.read(1 << 20)
+                    pos += len(data)
+            except OSError:
+                data = b''
+            buf += data
+            *done, buf = buf.split(b'\n')
+            for l in done:
+                if l.startswith(tag):
+                    w = l[len(tag):].split()
+                    if w and w[0] != b'end':
+                        on_check(w[0].decode('utf-8', 'replace'))
+            if rc is not None:
+                if p in _children:
+                    _children.remove(p)
+                return rc
 
 
 @dataclasses.dataclass
@@ -216,7 +271,8 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limit: int,
             f.write(group_script(todo, boot_mode))
         nonce = new_nonce()
         rc = vm_run(img, base + '.sh', base + '.console', nonce, mode=boot_mode, pmem=pmem,
-                    timeout=limit, out_log=base + '.log')
+                    timeout=limit, out_log=base + '.log',
+                    on_check=lambda cid: note(f'{cid}: running (time limit {limit} s)'))
         # the nonce and the runner's exit code beside the console log: a
         # saved log can be parsed again (tests/unit feeds such logs to the core)
         with open(base + '.run', 'w', encoding='utf-8') as f:
