@@ -14,7 +14,8 @@ help:
 ## make start LAB=NN        start lab NN: work/linux becomes your work tree
 ##                          (FROM=mine: from your own lab NN-1; FRESH=1: over)
 ## make grade LAB=NN        grade your work on lab NN (main job)
-## make handin LAB=NN       write your lab NN work as one patch to hand in
+## make handin LAB=NN ID=s1234  write your lab NN work as one patch to hand in
+##                          (named by ID, else by your git author email)
 ## make run LAB=NN [TEST=tests/guest/X.sh ARGS=.. SWAP=pmem|two|mixed|rot]
 ##                          boot your lab NN kernel (with the lab's tests)
 ## make gdb LAB=NN          the same, halted, gdb stub, debug info (CONFIG=gdb)
@@ -77,7 +78,7 @@ grade: setup
 	@grader/grade --lab $(LAB) --self $(if $(LATENCY),--latency)
 
 handin: setup
-	@$(S)/handin $(LAB)
+	@$(if $(ID),SWAPLAB_STUDENT='$(ID)') $(S)/handin $(LAB)
 
 ## make bench [VCPUS=2 ROUNDS=3 BENCH_OUT=dir]   the series' effect, stage by stage
 bench: setup

@@ -16,7 +16,7 @@ from . import report
 from .checks import ROOT
 
 HELP = """\
-grader/grade-all --lab NN DIR [--timeout S] [--out OUT] [--only A,B]
+grader/grade-all --lab NN DIR [--timeout S] [--out OUT] [--only A,B] [--resume]
 Grades every submission patch in DIR (*.patch, *.diff) for lab NN, each in
 isolation (its own grading commit and log folder) and under its own timeout
 (default 1800 s); one broken submission never stops the batch.  Writes
@@ -24,7 +24,11 @@ OUT/summary.csv and OUT/summary.json (student, score, max, status, failing
 checks) and keeps OUT/<student>/ (grade log, result.json, console logs).
 The student is the file name without its extension.  --only passes a check
 list to grader/grade (a quick triage pass; the scores then count those
-checks only).  Exit: 0 when every submission was graded (whatever its
+checks only).  --resume (with the --out of an earlier run) keeps the rows of
+submissions already graded to the end, unchanged since.  summary.csv has a
+column per check (points earned), review flags, the kit commit, the lab
+start and the submission's hash; summary.html is the class as a sortable
+table, each failed check with its reason and excerpt.  Exit: 0 when every submission was graded (whatever its
 score), 3 on bad arguments, 130 when interrupted (the summary so far is
 still written).
 """
@@ -70,7 +74,8 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
             raise
     row = {'student': who, 'score': 0, 'max_score': 0, 'status': '', 'failed_checks': '',
            'seconds': round(time.time() - t0, 1), 'exit_code': rc, 'log': os.path.join(d, 'grade.log'),
-           'report': res}
+           'report': res, 'checks': {}, 'review': [], 'kit_commit': '', 'lab_start': '', 'submission': '',
+           'patch_sha256': _sha256(f)}
     g = None
     try:
         g = report.read_json(res)
@@ -78,6 +83,12 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
         row['status'] = f'grader error (exit {rc}): no readable report ({type(e).__name__})'
     if g is not None:
         row['score'], row['max_score'] = g.score, g.max_score
+        row['checks'] = {r.id: {'points': r.points, 'score': r.score, 'verdict': r.verdict, 'reason': r.reason,
+                                'excerpt': r.excerpt} for r in g.records}
+        row['review'] = list(g.review)
+        row['kit_commit'] = g.context.get('kit_commit', '')
+        row['lab_start'] = g.context.get('lab_start', '')
+        row['submission'] = g.context.get('submission', '')
         row['failed_checks'] = ' '.join(r.id for r in g.records if r.verdict != 'PASS')
         if timed_out:
             row['status'] = f'timeout after {limit}s'
@@ -95,21 +106,105 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
     return row
 
 
+def _sha256(path: str) -> str:
+    import hashlib
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def previous(summary: str, who: str, f: str) -> dict:
+    """The row of an earlier run of the same submission (same patch bytes),
+    if it was graded to the end (--resume)."""
+    try:
+        with open(summary, encoding='utf-8') as fh:
+            rows = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    for r in rows:
+        if r.get('student') == who and r.get('patch_sha256') == _sha256(f) and \
+                not str(r.get('status', '')).startswith(('interrupted', 'grader error', 'timeout')):
+            return r
+    return None
+
+
 def write_summary(out: str, rows: List[dict]) -> None:
-    cols = ['student', 'score', 'max_score', 'status', 'failed_checks', 'seconds']
+    """summary.csv (one column per check: the points earned), summary.json
+    (everything, the checks' verdicts and reasons too) and summary.html."""
+    ids: List[str] = []
+    for r in rows:
+        for cid in r.get('checks', {}):
+            if cid not in ids:
+                ids.append(cid)
     with open(os.path.join(out, 'summary.csv'), 'w', encoding='utf-8', newline='') as f:
         w = csv.writer(f)
-        w.writerow(['student', 'score', 'max', 'status', 'failed_checks', 'seconds'])
+        w.writerow(['student', 'score', 'max', 'status', 'failed_checks', 'seconds', *ids, 'review',
+                    'kit_commit', 'lab_start', 'submission'])
         for r in rows:
-            w.writerow([r[c] for c in cols])
+            per = [r['checks'][c]['score'] if c in r.get('checks', {}) else '' for c in ids]
+            w.writerow([r['student'], r['score'], r['max_score'], r['status'], r['failed_checks'], r['seconds'],
+                        *per, '; '.join(r.get('review', [])), r.get('kit_commit', ''), r.get('lab_start', ''),
+                        r.get('submission', '')])
     with open(os.path.join(out, 'summary.json'), 'w', encoding='utf-8') as f:
         json.dump(rows, f, indent=1, ensure_ascii=False)
         f.write('\n')
+    write_html(out, rows, ids)
+
+
+def write_html(out: str, rows: List[dict], ids: List[str]) -> None:
+    """summary.html: the class as a table (click a heading to sort), each
+    student linked to the grade log, each failed check's cell showing its
+    reason and excerpt."""
+    from html import escape as e
+    head = ''.join(f'<th>{e(c)}</th>' for c in ['student', 'score', 'status', *ids, 'review', 'seconds'])
+    body = []
+    for r in rows:
+        cells = [f'<td><a href="{e(os.path.relpath(r["log"], out))}">{e(r["student"])}</a></td>',
+                 f'<td data-v="{r["score"]}">{r["score"]}/{r["max_score"]}</td>', f'<td>{e(r["status"])}</td>']
+        for c in ids:
+            k = r.get('checks', {}).get(c)
+            if k is None:
+                cells.append('<td></td>')
+                continue
+            cls = 'pass' if k['verdict'] == 'PASS' else 'fail'
+            detail = '' if k['verdict'] == 'PASS' else \
+                f'<details><summary>{e(k["verdict"])}</summary><p>{e(k["reason"])}</p><pre>{e(k["excerpt"])}</pre></details>'
+            cells.append(f'<td class="{cls}" data-v="{k["score"]}">{k["score"]}/{k["points"]}{detail}</td>')
+        cells.append(f'<td>{e("; ".join(r.get("review", [])))}</td>')
+        cells.append(f'<td data-v="{r["seconds"]}">{r["seconds"]}</td>')
+        body.append('<tr>' + ''.join(cells) + '</tr>')
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>swaplab grade-all: {e(os.path.basename(out))}</title>
+<style>body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:3px 6px;
+vertical-align:top}} th{{cursor:pointer;background:#eee}} .pass{{background:#e6f4e6}} .fail{{background:#fbe4e4}}
+pre{{max-width:60em;white-space:pre-wrap;font-size:small}}</style></head><body>
+<h1>swaplab grade-all: {e(os.path.basename(out))}</h1>
+<p>{len(rows)} submissions. Click a column heading to sort; click a verdict for its reason and excerpt.</p>
+<table id="t"><thead><tr>{head}</tr></thead><tbody>
+{chr(10).join(body)}
+</tbody></table>
+<script>
+document.querySelectorAll('#t th').forEach(function (th, i) {{
+  th.addEventListener('click', function () {{
+    var tb = document.querySelector('#t tbody'), rows = Array.from(tb.rows), asc = th.dataset.asc !== '1';
+    th.dataset.asc = asc ? '1' : '0';
+    rows.sort(function (a, b) {{
+      var x = a.cells[i].dataset.v || a.cells[i].textContent, y = b.cells[i].dataset.v || b.cells[i].textContent;
+      var nx = parseFloat(x), ny = parseFloat(y);
+      var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y);
+      return asc ? c : -c;
+    }});
+    rows.forEach(function (r) {{ tb.appendChild(r); }});
+  }});
+}});
+</script></body></html>
+"""
+    with open(os.path.join(out, 'summary.html'), 'w', encoding='utf-8') as f:
+        f.write(page)
 
 
 def main(argv: List[str]) -> int:
     lab = folder = out = ''
-    limit, only = 1800, []
+    limit, only, resume = 1800, [], False
     i = 0
     try:
         while i < len(argv):
@@ -117,6 +212,10 @@ def main(argv: List[str]) -> int:
             if a in ('-h', '--help'):
                 sys.stdout.write(HELP)
                 return 0
+            if a == '--resume':
+                resume = True
+                i += 1
+                continue
             if a in ('--lab', '--timeout', '--out', '--only'):
                 v = argv[i + 1]
                 i += 2
@@ -159,7 +258,11 @@ def main(argv: List[str]) -> int:
         for n, f in enumerate(subs, 1):
             who = re.sub(r'[^A-Za-z0-9._-]', '_', os.path.splitext(os.path.basename(f))[0])
             print(f'    [{n}/{len(subs)}] {who}', file=sys.stderr, flush=True)
-            row = grade_one(os.path.abspath(f), lab, os.path.join(out, who), limit, only)
+            row = previous(os.path.join(out, 'summary.json'), who, f) if resume else None
+            if row is not None:
+                print(f'      {who}: already graded (--resume)', file=sys.stderr)
+            else:
+                row = grade_one(os.path.abspath(f), lab, os.path.join(out, who), limit, only)
             rows.append(row)
             extra = f" ({row['failed_checks']})" if row['failed_checks'] else ''
             print(f"      {who:<20} {row['score']:>4}/{row['max_score']:<4} {row['status']}{extra}",
