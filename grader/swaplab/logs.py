@@ -165,13 +165,43 @@ def _float(words: List[str], i: int) -> Optional[float]:
         return None
 
 
+_TS_ANY = re.compile(r'\[ *[0-9]+\.[0-9]+\] ')
+
+
+def repair_interleaved(lines: List[str]) -> List[str]:
+    """Put back together a guest line that the kernel's printk cut in two.
+    printk writes to the serial port directly, so its lines can land in the
+    middle of a line the guest is still sending through the tty:
+        SWAPLAB cf89b2c6[    9.078791]     KTAP version 1
+        [    9.079194]     # Subtest: swaplab-lab03
+        d5aee1420fea3556 KTAP-BEGIN 03
+    becomes the guest's line, then the kernel's lines."""
+    out: List[str] = []
+    pending: Optional[int] = None
+    for l in lines:
+        m = _TS_ANY.search(l)
+        if m and m.start() > 0 and not PRINTK_TS.match(l) and not l.startswith('[swaplab]'):
+            out.append(l[:m.start()])
+            pending = len(out) - 1
+            out.append(l[m.start():])
+            continue
+        if pending is not None and l and not PRINTK_TS.match(l) and not l.startswith(('SWAPLAB', '[swaplab]')):
+            out[pending] += l
+            pending = None
+            continue
+        if not PRINTK_TS.match(l):
+            pending = None
+        out.append(l)
+    return out
+
+
 def parse_console(text: str, nonce: str, rc: int) -> Console:
     """Split a console log (as vm/run's expect script logged it) into lines
     and this run's nonce-tagged lines.  Lines after the runner's note of a
     kernel error or timeout do not count: a check cannot complete after the
     kernel already failed it.  The last such note is the runner's (a guest
     can print a look-alike earlier; that only hides its own lines)."""
-    lines = text.replace('\r', '').split('\n')
+    lines = repair_interleaved(text.replace('\r', '').split('\n'))
     cut = len(lines)
     note = ''
     if rc in (2, 3):

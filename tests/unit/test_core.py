@@ -130,6 +130,15 @@ class GuestVerdicts(unittest.TestCase):
         self.assertEqual(r.verdict, 'FAIL')
         self.assertIn('lab06_drain', r.reason)
 
+    def test_guest_line_cut_by_printk_is_put_back(self):
+        # a real console (stage 04's grade): the kernel's KTAP header landed
+        # in the middle of the guest's KTAP-BEGIN line
+        con = load('split-line')
+        self.assertIn('SWAPLAB cf89b2c6d5aee1420fea3556 KTAP-BEGIN 03', con.lines)
+        self.assertTrue(any(t.kind == 'KTAP-BEGIN' and t.words == ['03'] for t in con.tagged))
+        r = decide_all(con, [guest('kunit-03', 'kunit.sh', '03', mode='mixed')])['kunit-03']
+        self.assertEqual((r.verdict, r.reason), ('PASS', '2 KUnit cases passed'))
+
     def test_kunit_missing_suite(self):
         con = load('next')
         r = decide_all(con, [guest('next', 'kunit.sh', '03')])['next']
