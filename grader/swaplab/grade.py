@@ -249,6 +249,7 @@ class Grader:
         self.limits = limits()
         self.done: Dict[str, Record] = {}
         self.current: Optional[str] = None
+        self._t0 = 0.0
 
     def limit(self, ids: List[str]) -> int:
         """A boot's per-check time limit: the longest of its checks'."""
@@ -257,6 +258,9 @@ class Grader:
         return max(self.limits.get(i, 600) for i in ids)
 
     def record(self, r: Record) -> None:
+        if r.seconds is None and r.verdict != 'TIMEOUT' and self._t0 and \
+                next((c.kind for c in self.sel if c.id == r.id), 'guest') in ('lockfp', 'latency'):
+            r.seconds = round(time.time() - self._t0, 1)
         self.done[r.id] = r
         print(f'  {r.id:<14} {r.verdict:<4} {r.reason}', file=sys.stderr, flush=True)
 
@@ -266,7 +270,7 @@ class Grader:
             if c.id in self.done:
                 continue
             self.current = c.id
-            t0 = time.time()
+            t0 = self._t0 = time.time()
             if c.kind == 'build':
                 img = kernels.get(c.args[0])
                 if c.args[0] == 'fast' and needs_debug:
@@ -525,9 +529,11 @@ def main(argv: List[str]) -> int:
         if a.build_only:
             os.execv(os.path.join(ROOT, 'scripts', 'build-kernel'),
                      ['build-kernel', '--commit', commit, '--lab', a.lab, '--config', a.build_only]
-                     + (['--graded'] if sandboxed else []))
+                     + (['--graded', '--own'] if sandboxed and a.src[0] == 'self' else
+                        ['--graded'] if sandboxed else []))
         print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
-        kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'))
+        kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'),
+                              own=a.src[0] == 'self')
         try:
             grader.run(kernels)
         finally:

@@ -69,12 +69,13 @@ class Kernels:
     """The graded kernel's images, built at most once per config; the debug
     build may start in the background while fast-kernel checks run."""
 
-    def __init__(self, commit: str, lab: str, work: str, graded: bool = False, fresh: bool = False):
+    def __init__(self, commit: str, lab: str, work: str, graded: bool = False, fresh: bool = False,
+                 own: bool = False):
         """graded: the tree is a submission: build it in the sandbox
         (scripts/build-kernel --graded); fresh: start its object directory
         over from the reference one (another person's submission)."""
         self.commit, self.lab, self.work = commit, lab, work
-        self.graded, self.fresh = graded, fresh
+        self.graded, self.fresh, self.own = graded, fresh, own
         self.img: Dict[str, Optional[str]] = {}
         self.bg: Dict[str, subprocess.Popen] = {}
         self.secs: Dict[str, float] = {}
@@ -87,7 +88,8 @@ class Kernels:
             return
         out, err = self._paths(cfg)
         with open(out, 'wb') as o, open(err, 'wb') as e:
-            extra = (['--graded'] if self.graded else []) + (['--fresh'] if self.graded and self.fresh else [])
+            extra = (['--graded'] if self.graded else []) + (['--fresh'] if self.graded and self.fresh else []) + \
+                (['--own'] if self.graded and self.own else [])
             self.bg[cfg] = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', self.commit,
                                   '--lab', self.lab, '--config', cfg, *extra], stdout=o, stderr=e)
         self.secs[cfg] = time.time()
