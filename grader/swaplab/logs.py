@@ -326,15 +326,10 @@ def sysrq_stacks(lines: List[str], smap: Optional[SystemMap] = None) -> List[Tas
     ctx = 'TASK'
     for raw in lines:
         l = strip_ts(raw).rstrip()
-        m = re.match(r'^task:(\S+)\s+state:(\S)', l)
+        # a task's header: SysRq w (blocked) or an NMI backtrace (running)
+        m = re.match(r'^task:(\S+)\s+state:\S|^CPU: \d+ PID: \d+ Comm: (\S+)', l)
         if m:
-            cur = TaskStack('blocked', m.group(1))
-            out.append(cur)
-            in_trace = False
-            continue
-        m = re.match(r'^CPU: \d+ PID: \d+ Comm: (\S+)', l)
-        if m:
-            cur = TaskStack('running', m.group(1))
+            cur = TaskStack('blocked' if m.group(1) else 'running', m.group(1) or m.group(2))
             out.append(cur)
             in_trace = False
             continue
