@@ -3,8 +3,9 @@ build logs go through the parsers and the verdict functions, and every
 report is validated.  No QEMU, no kernel build; seconds.
 
 The consoles in data/core/ are real runs of the stage 06 fast kernel
-(grader/run-group; the .run file beside each holds its nonce and vm/run's
-exit code), except kunit-fail.console, which is kunit-pass.console with one
+(grader/run-group or grader/grade; the .run file beside each holds its nonce
+and vm/run's exit code; the .System.map files are the images' maps cut to the
+symbols the consoles name), except kunit-fail.console, which is kunit-pass.console with one
 case turned into a failure in the format lib/kunit/test.c prints.
 """
 import json
@@ -167,6 +168,17 @@ class GuestVerdicts(unittest.TestCase):
         self.assertIn("during 'swaptest stuck'", r.reason)
         self.assertIn('stuck in kernel_clone < __x64_sys_vfork (swaptest, blocked)', r.reason)
         self.assertIn('wait_for_completion_state+0x', r.excerpt)
+
+    def test_hung_swapoff_names_try_to_unuse(self):
+        # a real hang (tests/broken/06-missing-drain: slots left in a CPU
+        # cache): swapoff runs forever; SysRq l caught it inside a timer
+        # interrupt, whose frames are not the task's
+        con = load('hung-swapoff')
+        smap = logs.SystemMap(os.path.join(CORE, 'hung-swapoff.System.map'))
+        r = decide_all(con, [guest('swapoff-busy', 'swapoff.sh')], smap, limit=20)['swapoff-busy']
+        self.assertEqual(r.verdict, 'TIMEOUT')
+        self.assertIn("during 'swapoff /dev/pmem0'", r.reason)
+        self.assertIn('stuck in try_to_unuse < __do_sys_swapoff (swapoff, running)', r.reason)
 
     def test_timeout_without_sysrq_answer(self):
         con = load('stuck')
