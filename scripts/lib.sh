@@ -10,6 +10,10 @@
 SWAPLAB_ROOT=${SWAPLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SWAPLAB_WORK=${SWAPLAB_WORK:-$SWAPLAB_ROOT/work}
 SWAPLAB_CACHE=${SWAPLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/swaplab}
+# the cache by its real path: kernel builds record absolute paths (objtool's
+# dependencies, ccache's preprocessed input), so a cache reached through a
+# symbolic link must be named the same way every time
+if [ -d "$SWAPLAB_CACHE" ]; then SWAPLAB_CACHE=$(cd "$SWAPLAB_CACHE" && pwd -P); fi
 LINUX_REPO=${LINUX_REPO:-$SWAPLAB_WORK/linux}
 LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 LINUX_PKG=${LINUX_PKG:-linux-source-6.1}
