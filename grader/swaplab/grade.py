@@ -56,7 +56,8 @@ bubblewrap: no network, no host files but its own source and objects,
 resource limits, a build timeout) and every kernel boots in one; images
 built from a --patch or --tree are removed after the grade.
 Environment: SWAPLAB_GUEST_TIMEOUT (seconds a guest check may run; default:
-grader/limits.tsv), SWAPLAB_BUILD_TIMEOUT (seconds a build may run, 2700).
+grader/limits.tsv), SWAPLAB_BUILD_TIMEOUT (seconds a build may run, 2700),
+SWAPLAB_KEEP_IMAGES=1 (keep the images built from a --patch or --tree).
 
 Exit status:
   0    every check passed
