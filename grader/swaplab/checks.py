@@ -15,9 +15,8 @@ class TableError(Exception):
 
 @dataclasses.dataclass
 class Check:
-    labs: str          # "all", "NN", "fromNN" or "latency"
+    labs: str          # "all", "NN" or "fromNN"
     id: str
-    points: int
     kind: str          # build | guest | lockfp | latency
     args: List[str]
 
@@ -68,16 +67,12 @@ def load(path: str = CHECKS_TSV) -> List[Check]:
             if not line or line.startswith('#'):
                 continue
             cols = line.split('\t')
-            if len(cols) < 5:
-                raise TableError(f'{path}:{n}: expected LABS ID POINTS KIND ARGS')
-            labs, cid, pts, kind, args = cols[0], cols[1], cols[2], cols[3], cols[4]
+            if len(cols) != 4:
+                raise TableError(f'{path}:{n}: expected LABS ID KIND ARGS')
+            labs, cid, kind, args = cols
             if kind not in ('build', 'guest', 'lockfp', 'latency'):
                 raise TableError(f'{path}:{n}: unknown kind {kind!r}')
-            try:
-                points = int(pts)
-            except ValueError:
-                raise TableError(f'{path}:{n}: points must be a number, got {pts!r}') from None
-            c = Check(labs, cid, points, kind, args.split())
+            c = Check(labs, cid, kind, args.split())
             if kind == 'guest' and len(c.args) < 3:
                 raise TableError(f'{path}:{n}: guest checks take CONFIG MODE SCRIPT')
             out.append(c)
@@ -86,10 +81,10 @@ def load(path: str = CHECKS_TSV) -> List[Check]:
 
 def applies(c: Check, lab: str, latency: bool) -> bool:
     n = int(lab, 10)
+    if c.kind == 'latency' and not latency:
+        return False
     if c.labs == 'all':
         return True
-    if c.labs == 'latency':
-        return latency
     if c.labs.startswith('from'):
         return int(c.labs[4:], 10) <= n
     return int(c.labs.split(',')[0], 10) <= n

@@ -28,7 +28,9 @@ grader/grade --lab NN (--stage MM | --commit REV | --self | --tree DIR | --patch
              [--only A,B] [--latency] [--build-only CONFIG]
 
 Builds the kernel under test, boots it in QEMU and runs every check of
-grader/checks.tsv for labs <= NN.  Prints a table and the total.
+grader/checks.tsv for labs <= NN.  Prints a table and the score out of 100
+(grader/scoring.tsv: lab NN's own checks carry the score, every other
+check is a gate that caps it when it fails).
 
 What to grade:
   --stage MM   reference stage MM
@@ -45,8 +47,11 @@ Options:
   --keep DIR   keep the logs in DIR (default: a temporary folder, kept)
   --only A,B   run only the checks named (ids from grader/checks.tsv)
   --own        run only lab NN's own checks
-  --latency    also run the latency check (graded and solution kernels
-               interleaved; about a minute under TCG)
+  --latency, --no-latency
+               run the latency check or not (the graded kernel's swap-in
+               fault latency against the lab's solution kernel, interleaved
+               boots; about a minute under TCG).  On by default for --patch
+               and --tree, off otherwise (make grade: LATENCY=1)
   --build-only CONFIG  build the graded kernel with CONFIG, print its image
                directory, run no check (make run/gdb LAB=NN)
   --lab 00     the integrity checks alone (for the baseline stage)
@@ -242,8 +247,9 @@ def limits() -> Dict[str, int]:
 
 
 class Grader:
-    def __init__(self, g: Grade, sel: List[Check], latency_on: bool):
+    def __init__(self, g: Grade, sel: List[Check], off: Optional[List[str]] = None):
         self.g, self.sel = g, sel
+        self.off = set(off or [])
         self.work = g.work
         env = os.environ.get('SWAPLAB_GUEST_TIMEOUT')
         self.override = int(env) if env else None
@@ -272,7 +278,12 @@ class Grader:
                 continue
             self.current = c.id
             t0 = self._t0 = time.time()
-            if c.kind == 'build':
+            if c.id in self.off:
+                r = verdict.new(c).set('SKIP', 'not run (not counted): turn it on with LATENCY=1 '
+                                       '(make grade) or --latency')
+                r.counted = False
+                self.record(r)
+            elif c.kind == 'build':
                 img = kernels.get(c.args[0])
                 if c.args[0] == 'fast' and needs_debug:
                     kernels.start('debug')
@@ -309,7 +320,7 @@ class Grader:
         # along with the other debug-kernel checks
         if key == ('debug', 'pmem', '512M') and any(x.kind == 'lockfp' for x in self.sel) \
                 and 'lockfp-mine' not in self.done:
-            lc = Check('lockfp', 'lockfp-mine', 0, 'guest', ['debug', 'pmem', 'lockstat.sh'])
+            lc = Check('lockfp', 'lockfp-mine', 'guest', ['debug', 'pmem', 'lockstat.sh'])
             entries.append(run.Entry('lockfp-mine', lc, 'pmem', 'lockstat.sh', []))
         note_ids = ', '.join(e.id for e in entries)
         run.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
@@ -335,7 +346,7 @@ class Grader:
             self.record(verdict.new(c).set('SKIP', f'reference stage {ref_stage} does not build'))
             return
         if 'lockfp-mine' not in self.done:
-            key_check = Check('lockfp', 'lockfp-mine', 0, 'guest', ['debug', 'pmem', 'lockstat.sh'])
+            key_check = Check('lockfp', 'lockfp-mine', 'guest', ['debug', 'pmem', 'lockstat.sh'])
             res = run.run_group(self.work, img, 'pmem', '512M', self.limit(['lockfp-mine']),
                                 [run.Entry('lockfp-mine', key_check, 'pmem', 'lockstat.sh', [])])
             self.done['lockfp-mine'] = res['lockfp-mine']
@@ -376,6 +387,8 @@ class Grader:
                                        cpus=cpus, append=f'swaplab.pages={pages}', out_log=log)
                 meas.append({'who': who, 'round': rd, 'median': _num(m.get('fault_median_us')),
                              'p99': _num(m.get('fault_p99_us'))})
+            if verdict.latency_settled(meas, tol):
+                break
         r = verdict.decide_latency(c, meas, rounds, tol)
         r.logs['runs'] = os.path.join(self.work, f'{c.id}-*.console')
         self.record(r)
@@ -392,6 +405,7 @@ class Grader:
                 else:
                     r.set('SKIP', 'not run: ' + ('the submission was rejected' if status == 'rejected'
                                                   else message or status))
+                r.counted = c.id not in self.off
             recs.append(r)
         self.g.records = recs
         self.g.status, self.g.message = status, message
@@ -418,7 +432,7 @@ def write_reports(g: Grade, a: argparse.Namespace) -> None:
             w = csv.writer(f, delimiter='\t', lineterminator='\n', quoting=csv.QUOTE_NONE,
                            escapechar='\\')
             for r in g.records:
-                w.writerow([r.id, r.points, r.verdict, '-' if r.seconds is None else r.seconds,
+                w.writerow([r.id, report.points_cell(r), r.verdict, '-' if r.seconds is None else r.seconds,
                             r.reason.replace('\t', ' ')])
 
 
@@ -439,7 +453,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument('--keep')
     p.add_argument('--own', action='store_true')
     p.add_argument('--only')
-    p.add_argument('--latency', action='store_true')
+    p.add_argument('--latency', action='store_true', default=None)
+    p.add_argument('--no-latency', dest='latency', action='store_false')
     p.add_argument('--build-only')
     p.add_argument('--unsafe', action='store_true')
     p.add_argument('-h', '--help', action='store_true')
@@ -511,9 +526,14 @@ def main(argv: List[str]) -> int:
             unknown = sorted(set(only) - {c.id for c in table})
             if unknown:
                 raise GraderError(f"grade: --only names unknown checks: {', '.join(unknown)}")
-        sel = checks_mod.select(table, a.lab, latency=a.latency, own=a.own, only=only)
+        latency = a.latency if a.latency is not None else \
+            (a.src[0] in ('patch', 'tree') or 'latency' in (only or []))
+        sel = checks_mod.select(table, a.lab, latency=True, own=a.own, only=only)
+        off = [c.id for c in sel if c.kind == 'latency' and not latency]
+        if only is not None or a.own:     # a partial grade shows only what it runs
+            sel = [c for c in sel if c.id not in off]
         g.work = prepare_work(a.keep) if not a.build_only else ''
-        grader = Grader(g, sel, a.latency)
+        grader = Grader(g, sel, off)
         try:
             commit, g.graded = resolve(a, a.lab, g.review, lenient=bool(a.build_only))
         except Rejected as e:
@@ -573,6 +593,11 @@ def _end(g: Grade, a: argparse.Namespace, t0: float) -> int:
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_IGN)
     g.seconds = time.time() - t0
+    try:
+        g.apply_scoring()
+    except (checks_mod.TableError, OSError) as e:
+        g.status, g.message = 'error', f'grader/scoring.tsv: {e}'
+        g.scoring = {}
     write_reports(g, a)
     if g.records:
         report.print_summary(g, sys.stdout)

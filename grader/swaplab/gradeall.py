@@ -72,7 +72,8 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
             raise
-    row = {'student': who, 'score': 0, 'max_score': 0, 'status': '', 'failed_checks': '',
+    row = {'student': who, 'score': 0, 'max_score': 0, 'status': '', 'failed_checks': '', 'capped_by': '',
+           'latency_ratio': '',
            'seconds': round(time.time() - t0, 1), 'exit_code': rc, 'log': os.path.join(d, 'grade.log'),
            'report': res, 'checks': {}, 'review': [], 'kit_commit': '', 'lab_start': '', 'submission': '',
            'patch_sha256': _sha256(f)}
@@ -84,7 +85,10 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
     if g is not None:
         row['score'], row['max_score'] = g.score, g.max_score
         row['checks'] = {r.id: {'points': r.points, 'score': r.score, 'verdict': r.verdict, 'reason': r.reason,
-                                'excerpt': r.excerpt} for r in g.records}
+                                'role': r.role, 'cap': r.cap, 'excerpt': r.excerpt} for r in g.records}
+        row['capped_by'] = ' '.join(c['check'] for c in g.scoring.get('capped_by', []))
+        lat = next((r for r in g.records if r.id == 'latency' and r.counted), None)
+        row['latency_ratio'] = lat.metrics.get('ratio', '') if lat else ''
         row['review'] = list(g.review)
         row['kit_commit'] = g.context.get('kit_commit', '')
         row['lab_start'] = g.context.get('lab_start', '')
@@ -128,8 +132,10 @@ def previous(summary: str, who: str, f: str) -> dict:
 
 
 def write_summary(out: str, rows: List[dict]) -> None:
-    """summary.csv (one column per check: the points earned), summary.json
-    (everything, the checks' verdicts and reasons too) and summary.html."""
+    """summary.csv (one column per check: the points earned on the lab's
+    own checks, the verdict of a gate; the gates that capped the score, the
+    latency ratio), summary.json (everything, the checks' verdicts and
+    reasons too) and summary.html."""
     ids: List[str] = []
     for r in rows:
         for cid in r.get('checks', {}):
@@ -137,17 +143,27 @@ def write_summary(out: str, rows: List[dict]) -> None:
                 ids.append(cid)
     with open(os.path.join(out, 'summary.csv'), 'w', encoding='utf-8', newline='') as f:
         w = csv.writer(f)
-        w.writerow(['student', 'score', 'max', 'status', 'failed_checks', 'seconds', *ids, 'review',
-                    'kit_commit', 'lab_start', 'submission'])
+        w.writerow(['student', 'score', 'max', 'status', 'failed_checks', 'capped_by', 'latency_ratio',
+                    'seconds', *ids, 'review', 'kit_commit', 'lab_start', 'submission'])
         for r in rows:
-            per = [r['checks'][c]['score'] if c in r.get('checks', {}) else '' for c in ids]
-            w.writerow([r['student'], r['score'], r['max_score'], r['status'], r['failed_checks'], r['seconds'],
+            per = [_cell(r['checks'][c]) if c in r.get('checks', {}) else '' for c in ids]
+            w.writerow([r['student'], report._pts(r['score']), report._pts(r['max_score']), r['status'],
+                        r['failed_checks'],
+                        r.get('capped_by', ''), r.get('latency_ratio', ''), r['seconds'],
                         *per, '; '.join(r.get('review', [])), r.get('kit_commit', ''), r.get('lab_start', ''),
                         r.get('submission', '')])
     with open(os.path.join(out, 'summary.json'), 'w', encoding='utf-8') as f:
         json.dump(rows, f, indent=1, ensure_ascii=False)
         f.write('\n')
     write_html(out, rows, ids)
+
+
+def _cell(k: dict) -> str:
+    """A check's CSV cell: the points earned on a lab's own check, the
+    verdict of a gate (or of a check not counted)."""
+    if k.get('role') in ('gate', 'off'):
+        return k['verdict']
+    return report._pts(k['score'])
 
 
 def write_html(out: str, rows: List[dict], ids: List[str]) -> None:
@@ -159,7 +175,7 @@ def write_html(out: str, rows: List[dict], ids: List[str]) -> None:
     body = []
     for r in rows:
         cells = [f'<td><a href="{e(os.path.relpath(r["log"], out))}">{e(r["student"])}</a></td>',
-                 f'<td data-v="{r["score"]}">{r["score"]}/{r["max_score"]}</td>', f'<td>{e(r["status"])}</td>']
+                 f'<td data-v="{r["score"]}">{report._pts(r["score"])}/{report._pts(r["max_score"])}</td>', f'<td>{e(r["status"])}</td>']
         for c in ids:
             k = r.get('checks', {}).get(c)
             if k is None:
@@ -168,7 +184,9 @@ def write_html(out: str, rows: List[dict], ids: List[str]) -> None:
             cls = 'pass' if k['verdict'] == 'PASS' else 'fail'
             detail = '' if k['verdict'] == 'PASS' else \
                 f'<details><summary>{e(k["verdict"])}</summary><p>{e(k["reason"])}</p><pre>{e(k["excerpt"])}</pre></details>'
-            cells.append(f'<td class="{cls}" data-v="{k["score"]}">{k["score"]}/{k["points"]}{detail}</td>')
+            shown = f'gate&le;{report._pts(k["cap"])}' if k.get('role') == 'gate' else \
+                e(_cell(k)) if k.get('role') == 'off' else f'{report._pts(k["score"])}/{report._pts(k["points"])}'
+            cells.append(f'<td class="{cls}" data-v="{k["score"]}">{shown}{detail}</td>')
         cells.append(f'<td>{e("; ".join(r.get("review", [])))}</td>')
         cells.append(f'<td data-v="{r["seconds"]}">{r["seconds"]}</td>')
         body.append('<tr>' + ''.join(cells) + '</tr>')

@@ -10,7 +10,7 @@ import platform
 import xml.etree.ElementTree as ET
 from typing import List, Optional, TextIO
 
-from . import logs
+from . import logs, scoring
 from .verdict import Record
 
 # exit codes of grader/grade
@@ -30,18 +30,51 @@ class Grade:
     work: str = ''                    # the log folder
     review: List[str] = dataclasses.field(default_factory=list)   # flags for an instructor
     context: dict = dataclasses.field(default_factory=dict)       # what the score depends on
+    scoring: dict = dataclasses.field(default_factory=dict)       # scoring.Score.to_json()
+
+    def apply_scoring(self, rules: Optional['scoring.Rules'] = None) -> None:
+        """Score the records (grader/scoring.tsv): each record's points,
+        earnings, role and cap, and the grade's score out of 100.  A rejected
+        submission or a grader error scores 0."""
+        from .verdict import expected_cases
+        s = scoring.compute(self.lab, self.records, rules, expected_cases=expected_cases)
+        for r in self.records:
+            if not r.counted:
+                r.role, r.points, r.earned = 'off', 0, 0
+                continue
+            r.points, r.earned = s.points[r.id], s.earned[r.id]
+            r.role = 'own' if s.points[r.id] > 0 or r.id in scoring.own_checks(self.lab, rules) else 'gate'
+            r.cap = None if r.role == 'own' else (rules or scoring.load()).gate(r.id).cap
+        self.scoring = s.to_json()
+        if self.status in ('rejected', 'error'):
+            self.scoring.update(score=0.0, uncapped=0.0)
 
     @property
-    def score(self) -> int:
+    def score(self) -> float:
+        if self.scoring:
+            return self.scoring['score']
         return sum(r.score for r in self.records)
 
     @property
-    def max_score(self) -> int:
+    def max_score(self) -> float:
+        if self.scoring:
+            return 100
         return sum(r.points for r in self.records)
+
+    def capped_line(self) -> str:
+        """Why the score is capped, in words ('' when it is not)."""
+        sc = self.scoring or {}
+        if sc.get('cap') is None or sc.get('uncapped', 0) <= sc['cap']:
+            return ''
+        worst = [c for c in sc.get('capped_by', []) if c['cap'] == sc['cap']]
+        names = ', '.join(c['check'] for c in worst)
+        return (f"capped at {_pts(sc['cap'])} (from {_pts(sc['uncapped'])}) by the gate {names}: "
+                f"{worst[0]['why'] if worst else ''}")
 
     @property
     def passed(self) -> bool:
-        return self.status == 'graded' and bool(self.records) and all(r.verdict == 'PASS' for r in self.records)
+        return self.status == 'graded' and bool(self.records) and \
+            all(r.verdict == 'PASS' for r in self.records if r.counted)
 
     @property
     def exit_code(self) -> int:
@@ -56,6 +89,7 @@ class Grade:
     def to_json(self) -> dict:
         return {'lab': self.lab, 'graded': self.graded, 'commit': self.commit,
                 'score': self.score, 'max_score': self.max_score, 'passed': self.passed,
+                'scoring': dict(self.scoring),
                 'status': self.status, 'rejected': self.status == 'rejected',
                 'interrupted': self.status == 'interrupted', 'message': self.message,
                 'exit_code': self.exit_code,
@@ -73,6 +107,7 @@ class Grade:
         g.seconds, g.work = float(d.get('seconds') or 0), d.get('work', '')
         g.review = list(d.get('review') or [])
         g.context = dict(d.get('context') or {})
+        g.scoring = dict(d.get('scoring') or {})
         return g
 
 
@@ -108,7 +143,7 @@ def junit_tree(g: Grade) -> ET.ElementTree:
         'timestamp': ts, 'hostname': logs.clean(platform.node() or 'localhost', False) or 'localhost'})
     props = ET.SubElement(suite, 'properties')
     for k, v in (('graded', g.graded), ('commit', g.commit), ('status', g.status),
-                 ('message', g.message), ('score', f'{g.score}/{g.max_score}'),
+                 ('message', g.message), ('score', f'{_pts(g.score)}/{_pts(g.max_score)}'),
                  *((f'context.{ck}', str(cv)) for ck, cv in sorted(g.context.items()))):
         ET.SubElement(props, 'property', {'name': k, 'value': logs.clean(v, False)})
     for r in g.records:
@@ -150,6 +185,8 @@ def gradescope(g: Grade) -> dict:
     head = f'lab {g.lab}: {g.graded}'
     if g.status != 'graded':
         head += f'\n{g.status}: {g.message}'
+    if g.capped_line():
+        head += f'\nscore {g.capped_line()}'
     return {'score': g.score, 'max_score': g.max_score, 'execution_time': int(round(g.seconds)),
             'output': head, 'visibility': 'visible', 'stdout_visibility': 'hidden', 'tests': tests}
 
@@ -163,10 +200,25 @@ def _secs(r: Record) -> str:
     return '-' if r.seconds is None else f'{r.seconds:.1f}s'
 
 
+def _pts(x: float) -> str:
+    """A score as people write it: 70, 46.7."""
+    return f'{x:.1f}'.rstrip('0').rstrip('.') if x is not None else '-'
+
+
+def points_cell(r: Record) -> str:
+    """The POINTS column: earned/possible for the lab's own checks, the cap
+    for a gate ('gate<=50'), '-' for a check not counted."""
+    if r.role == 'gate':
+        return f'gate<={_pts(r.cap)}'
+    if r.role == 'off':
+        return '-'
+    return f'{_pts(r.score)}/{_pts(r.points)}'
+
+
 def text_table(g: Grade) -> str:
-    rows = [f"{'CHECK':<16} {'POINTS':>7}  {'VERDICT':<7} {'TIME':>7}  REASON"]
+    rows = [f"{'CHECK':<16} {'POINTS':>9}  {'VERDICT':<7} {'TIME':>7}  REASON"]
     for r in g.records:
-        rows.append(f'{r.id:<16} {r.score:>3}/{r.points:<3} {r.verdict:<7} {_secs(r):>7}  {r.reason}')
+        rows.append(f'{r.id:<16} {points_cell(r):>9}  {r.verdict:<7} {_secs(r):>7}  {r.reason}')
     return '\n'.join(rows)
 
 
@@ -190,7 +242,10 @@ def print_summary(g: Grade, f: TextIO) -> None:
         print(f'lab {g.lab}: grader error: {g.message}', file=f)
     else:
         tail = ' (interrupted)' if g.status == 'interrupted' else ''
-        print(f'lab {g.lab}: {g.score}/{g.max_score} points in {g.seconds:.1f} s ({g.graded}){tail}', file=f)
+        print(f'lab {g.lab}: {_pts(g.score)}/{_pts(g.max_score)} points in {g.seconds:.1f} s ({g.graded}){tail}',
+              file=f)
+        if g.capped_line():
+            print(f'  score {g.capped_line()}', file=f)
     r = first_failure(g)
     if r is not None and r.excerpt:
         print(file=f)

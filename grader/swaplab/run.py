@@ -343,6 +343,6 @@ def measure_run(img: str, test: str, log: str, *, cpus: int, append: str, limit:
     rc = vm_run(img, test, log, nonce, cpus=cpus, append=append, timeout=limit, out_log=out_log)
     con = logs.parse_console(logs.read_text(log), nonce, rc)
     sec = con.sections()[0]
-    c = Check('-', 'run', 0, 'guest', ['fast', 'pmem', os.path.basename(test)])
+    c = Check('-', 'run', 'guest', ['fast', 'pmem', os.path.basename(test)])
     r = verdict.decide_guest(c, con, sec, limit)
     return r, sec.metrics() if r.verdict == 'PASS' else {}

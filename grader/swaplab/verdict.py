@@ -21,13 +21,17 @@ EXCERPT_CHARS = 6000
 class Record:
     id: str
     lab: str                      # the check's LABS column
-    points: int
+    points: float = 0             # what it can earn (grader/scoring.tsv; 0: a gate)
     verdict: str = 'SKIP'
     reason: str = ''
     seconds: Optional[float] = None
     excerpt: str = ''
     logs: Dict[str, str] = dataclasses.field(default_factory=dict)
     metrics: Dict[str, object] = dataclasses.field(default_factory=dict)
+    earned: Optional[float] = None   # what it earned, set by scoring
+    role: str = ''                   # own | gate | off (not counted), set by scoring
+    cap: Optional[float] = None      # a gate's cap
+    counted: bool = True             # False: skipped by choice, not scored
 
     def __post_init__(self) -> None:
         self.set(self.verdict, self.reason, self.excerpt)
@@ -42,17 +46,23 @@ class Record:
         return self
 
     @property
-    def score(self) -> int:
+    def score(self) -> float:
+        if self.earned is not None:
+            return self.earned
         return self.points if self.verdict == 'PASS' else 0
 
     def to_json(self) -> dict:
-        return {'id': self.id, 'lab': self.lab, 'points': self.points, 'score': self.score,
+        return {'id': self.id, 'lab': self.lab, 'role': self.role, 'points': self.points,
+                'score': self.score, 'cap': self.cap, 'counted': self.counted,
                 'verdict': self.verdict, 'seconds': self.seconds, 'reason': self.reason,
                 'excerpt': self.excerpt, 'logs': dict(self.logs), 'metrics': dict(self.metrics)}
 
     @classmethod
     def from_json(cls, d: dict) -> 'Record':
-        r = cls(d['id'], d.get('lab', ''), int(d['points']))
+        r = cls(d['id'], d.get('lab', ''), float(d.get('points') or 0))
+        r.role, r.cap, r.counted = d.get('role', ''), d.get('cap'), bool(d.get('counted', True))
+        if d.get('score') is not None and r.role:
+            r.earned = float(d['score'])
         r.verdict, r.reason, r.excerpt = d['verdict'], d.get('reason', ''), d.get('excerpt', '')
         r.seconds = d.get('seconds')
         r.logs = dict(d.get('logs') or {})
@@ -61,7 +71,7 @@ class Record:
 
 
 def new(c: Check) -> Record:
-    return Record(c.id, c.labs, c.points)
+    return Record(c.id, c.labs)
 
 
 # ---------------------------------------------------------------- build
@@ -247,6 +257,27 @@ def decide_lockfp(c: Check, mine: Optional[Dict[str, str]], ref: Optional[Dict[s
 
 
 # ---------------------------------------------------------------- latency
+LATENCY_MIN_ROUNDS = 3
+LATENCY_CLEAR = 1.5     # stop early when the ratio is this far from the bound
+
+
+def _best_ratio(rounds: List[Dict[str, Optional[float]]]) -> Optional[float]:
+    am = [x['median'] for x in rounds if x['who'] == 'mine' and x.get('median') is not None]
+    bm = [x['median'] for x in rounds if x['who'] == 'ref' and x.get('median') is not None]
+    return min(am) / min(bm) if am and bm else None
+
+
+def latency_settled(rounds: List[Dict[str, Optional[float]]], tol: float) -> bool:
+    """After LATENCY_MIN_ROUNDS interleaved rounds, more rounds cannot turn a
+    verdict this clear: the best-median ratio is at most tol / 1.5 or at
+    least tol x 1.5 (a run that failed to measure never settles it)."""
+    n = len({x['round'] for x in rounds})
+    if n < LATENCY_MIN_ROUNDS or any(x.get('median') is None for x in rounds):
+        return False
+    q = _best_ratio(rounds)
+    return q is not None and (q <= tol / LATENCY_CLEAR or q >= tol * LATENCY_CLEAR)
+
+
 def decide_latency(c: Check, rounds: List[Dict[str, Optional[float]]], want: int,
                    tol: float) -> Record:
     """rounds: one dict per boot: who (mine|ref), round, median, p99."""
@@ -259,16 +290,23 @@ def decide_latency(c: Check, rounds: List[Dict[str, Optional[float]]], want: int
     ap, bp = vals('mine', 'p99'), vals('ref', 'p99')
     table = '\n'.join(f"  round {x['round']} {x['who']:<4} median {x.get('median')} us, p99 {x.get('p99')} us"
                       for x in rounds)
-    if len(am) + len(bm) < 2 * want or not am or not bm:
-        return r.set('ERROR', f'a latency run failed ({len(am) + len(bm)} of {2 * want} runs measured)', table)
+    done = len({x['round'] for x in rounds})
+    if len(am) + len(bm) < 2 * done or not am or not bm:
+        return r.set('ERROR', f'a latency run failed ({len(am) + len(bm)} of {2 * done} runs measured)', table)
     a, b = am[0], bm[0]
     med = lambda v: v[(len(v) - 1) // 2] if v else None   # noqa: E731
     ratio = a / b
+    # the spread: each round's ratio (mine / solution, same round)
+    per = sorted(m['median'] / s['median'] for m in rounds for s in rounds
+                 if m['who'] == 'mine' and s['who'] == 'ref' and m['round'] == s['round'])
     r.metrics.update({'mine_best_median_us': a, 'solution_best_median_us': b, 'ratio': round(ratio, 2),
+                      'round_ratios': [round(x, 2) for x in per], 'rounds': done,
                       'mine_p99_us': med(ap), 'solution_p99_us': med(bp), 'bound': tol,
                       'mine_medians_us': am, 'solution_medians_us': bm})
+    early = f' (of up to {want}: the verdict was clear)' if done < want else ''
     msg = (f'swap-in median {a:g} us (p99 {med(ap)}), solution {b:g} us (p99 {med(bp)}): '
-           f'{ratio:.2f}x, bound {tol:.2f}x, best of {want} interleaved rounds')
+           f'{ratio:.2f}x (per round {per[0]:.2f}-{per[-1]:.2f}x), bound {tol:.2f}x, '
+           f'best of {done} interleaved rounds{early}')
     if round(ratio, 2) <= tol:
         return r.set('PASS', msg)
     return r.set('FAIL', msg + ": the fault path is slower than the solution's", table)

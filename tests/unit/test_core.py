@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 
-from swaplab import checks, logs, report, verdict  # noqa: E402
+from swaplab import checks, logs, report, scoring, verdict  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
 from swaplab.verdict import Record  # noqa: E402
@@ -35,7 +35,7 @@ def load(name):
 
 
 def guest(cid, script='passes.sh', *args, mode='pmem'):
-    return Check('all', cid, 10, 'guest', ['fast', mode, script, *args])
+    return Check('all', cid, 'guest', ['fast', mode, script, *args])
 
 
 def decide_all(con, entries, smap=None, limit=60):
@@ -210,7 +210,7 @@ class BuildVerdicts(unittest.TestCase):
             '/root/.cache/swaplab/src/linux/kernel/fork.c:1:1: warning: not ours\n')
 
     def test_compiler_error(self):
-        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), False, self.ERR, '',
+        r = verdict.decide_build(Check('all', 'build-fast', 'build', ['fast']), False, self.ERR, '',
                                  checks_allow())
         self.assertEqual(r.verdict, 'FAIL')
         self.assertIn('does not build with the fast config: mm/swapfile.c:351:9: error: implicit declaration',
@@ -218,11 +218,11 @@ class BuildVerdicts(unittest.TestCase):
         self.assertIn('lock_clusterx(si, idx);', r.excerpt)
 
     def test_new_warning_only_in_lab_files(self):
-        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), True, self.WARN, '',
+        r = verdict.decide_build(Check('all', 'build-fast', 'build', ['fast']), True, self.WARN, '',
                                  checks_allow())
         self.assertEqual(r.verdict, 'FAIL')
         self.assertIn('new warning: mm/swapfile.c:120:13: warning: unused variable', r.reason)
-        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), True,
+        r = verdict.decide_build(Check('all', 'build-fast', 'build', ['fast']), True,
                                  self.WARN.split('\n', 2)[2], '', checks_allow())
         self.assertEqual(r.verdict, 'PASS')
 
@@ -240,7 +240,7 @@ class Reports(unittest.TestCase):
         recs += decide_all(con, [guest('pageout'), guest('stuck', 'stuck.sh')], smap).values()
         recs += decide_all(load('late-error'), [guest('forged', 'forged.sh'), guest('late', 'late-error.sh')]).values()
         recs += decide_all(load('kunit-fail'), [guest('kunit-06', 'kunit.sh', '06', mode='mixed')]).values()
-        r = verdict.decide_build(Check('all', 'build-fast', 10, 'build', ['fast']), False, BuildVerdicts.ERR, '',
+        r = verdict.decide_build(Check('all', 'build-fast', 'build', ['fast']), False, BuildVerdicts.ERR, '',
                                  checks_allow())
         recs.append(r)
         nasty = Record('nasty', 'all', 5)
@@ -249,6 +249,7 @@ class Reports(unittest.TestCase):
         recs.append(nasty)
         recs.append(Record('skipped', '06', 10).set('SKIP', 'no debug kernel (build failed)'))
         g = Grade('06', 'reference stage-06 "x"', 'c0ffee', recs, started=1.0e9, seconds=12.34)
+        g.apply_scoring()
         return g
 
     def write_all(self, g, d):
@@ -268,6 +269,7 @@ class Reports(unittest.TestCase):
             for status, msg in (('graded', ''), ('interrupted', 'the grade was interrupted (SIGTERM)'),
                                 ('rejected', 'touches Makefile'), ('error', 'no work repository')):
                 g.status, g.message = status, msg
+                g.apply_scoring()
                 rc, out = self.validate(self.write_all(g, d))
                 self.assertEqual(rc, 0, out)
                 with open(os.path.join(d, 'g.json')) as f:
@@ -304,7 +306,11 @@ class Reports(unittest.TestCase):
         t = next(x for x in d['tests'] if x['name'] == 'stuck')
         self.assertTrue(t['output'].startswith('TIMEOUT: timeout'))
         self.assertIn('kernel_clone', t['output'])
-        self.assertEqual(d['score'], sum(x['score'] for x in d['tests']))
+        # the tests' points add up to the uncapped score; the top-level score
+        # is that under the failing gates' caps (build-fast: 0)
+        self.assertEqual(sum(x['score'] for x in d['tests']), 100)
+        self.assertEqual(d['score'], 0)
+        self.assertIn('capped at 0 (from 100) by the gate build-fast', d['output'])
 
     def test_the_validator_can_fail(self):
         with tempfile.TemporaryDirectory() as d:
@@ -344,8 +350,179 @@ class Table(unittest.TestCase):
         self.assertIn('hotplug', ids('06'))
         self.assertNotIn('latency', ids('06'))
         self.assertIn('latency', ids('06', latency=True))
+        self.assertIn('latency', ids('01', latency=True))
         self.assertEqual(ids('02', own=True), ['kunit-02'])
         self.assertEqual(ids('06', only=['pageout']), ['pageout'])
+
+
+class Scoring(unittest.TestCase):
+    """grader/scoring.tsv and grader/swaplab/scoring.py: the lab's own checks
+    carry the score, the others are gates.  The start-NN.json records are
+    the lab starts' real grades (tests/labs, 2026-12-04)."""
+    SC = os.path.join(DATA, 'scoring')
+
+    def records(self, lab, **override):
+        """Every check of a full grade of LAB passing (every KUnit case too),
+        with OVERRIDE: id -> (verdict, cases or None)."""
+        out = []
+        for c in checks.select(checks.load(), lab):
+            r = Record(c.id, c.labs, 0, 'PASS')
+            if c.kunit_lab:
+                r.metrics['cases'] = {k: 'SUCCESS' for k in verdict.expected_cases(c.kunit_lab)}
+            if c.id in override:
+                v, cases = override[c.id]
+                r.set(v, 'x')
+                if cases is not None:
+                    r.metrics['cases'].update(cases)
+            out.append(r)
+        return out
+
+    def grade(self, lab, recs, status='graded'):
+        g = Grade(lab, 'test', 'c0ffee', recs, started=1.0e9, seconds=1.0)
+        g.status = status
+        g.apply_scoring()
+        return g
+
+    def test_reference_scores_100_on_every_lab(self):
+        for lab in ('01', '02', '03', '04', '05', '06'):
+            self.assertEqual(self.grade(lab, self.records(lab)).score, 100, lab)
+
+    def test_every_lab_start_scores_at_most_10(self):
+        for lab in ('01', '02', '03', '04', '05', '06'):
+            g = report.read_json(os.path.join(self.SC, f'start-{lab}.json'))
+            g.apply_scoring()
+            self.assertLessEqual(g.score, 10, f'lab {lab} start: {report.text_table(g)}')
+
+    def test_partial_credit_per_kunit_case(self):
+        g = self.grade('02', self.records('02', **{'kunit-02': ('FAIL', {'lab02_trunks': 'FAILURE'})}))
+        self.assertEqual(g.score, 66.7)
+        r = next(x for x in g.records if x.id == 'kunit-02')
+        self.assertEqual((r.score, r.points, r.role), (66.7, 100, 'own'))
+        # a case that never printed (the suite crashed) earns nothing
+        recs = self.records('01', **{'kunit-01': ('ERROR', None)})
+        del next(x for x in recs if x.id == 'kunit-01').metrics['cases']['lab01_cluster_order']
+        self.assertEqual(self.grade('01', recs).score, 76.7)
+
+    def test_failing_gate_caps_and_says_why(self):
+        g = self.grade('01', self.records('01', **{'lockdep-clean': ('ERROR', None)}))
+        self.assertEqual((g.score, g.scoring['uncapped'], g.scoring['cap']), (50, 100, 50))
+        self.assertIn('lockdep-clean', g.capped_line())
+        self.assertIn('locking bug', g.capped_line())
+        r = next(x for x in g.records if x.id == 'lockdep-clean')
+        self.assertEqual((r.role, r.points, r.cap, report.points_cell(r)), ('gate', 0, 50, 'gate<=50'))
+        # the lowest cap wins; a capped score never exceeds what was earned
+        g = self.grade('03', self.records('03', **{'kunit-01': ('FAIL', {}), 'pageout': ('FAIL', None),
+                                                   'kunit-03': ('FAIL', {'lab03_swapcount': 'FAILURE'})}))
+        self.assertEqual((g.score, g.scoring['cap']), (50, 50))
+        g = self.grade('03', self.records('03', **{'kunit-03': ('FAIL', {'lab03_swapcount': 'FAILURE',
+                                                                         'lab03_skip_unused': 'FAILURE'}),
+                                                   'kunit-02': ('FAIL', {})}))
+        self.assertEqual((g.score, g.capped_line()), (0, ''))
+
+    def test_guard_case_caps_without_points(self):
+        # lab 06's start already drains: the case earns nothing, but breaking it caps
+        g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_drain': 'FAILURE'})}))
+        self.assertEqual((g.scoring['uncapped'], g.score), (100, 50))
+        self.assertIn('kunit-06.lab06_drain', g.capped_line())
+
+    def test_latency_off_is_not_counted(self):
+        recs = self.records('06')
+        off = Record('latency', 'all', 0).set('SKIP', 'not run (not counted)')
+        off.counted = False
+        g = self.grade('06', recs + [off])
+        self.assertEqual(g.score, 100)
+        self.assertEqual((off.role, report.points_cell(off)), ('off', '-'))
+        on = Record('latency', 'all', 0).set('FAIL', 'slower')
+        self.assertEqual(self.grade('06', self.records('06') + [on]).score, 80)
+
+    def test_rejected_and_error_score_zero_and_reports_valid(self):
+        for st in ('rejected', 'error', 'interrupted'):
+            g = self.grade('01', self.records('01'), status=st)
+            self.assertEqual(g.score, 0 if st != 'interrupted' else 100, st)
+            with tempfile.TemporaryDirectory() as d:
+                rc, out = Reports.validate(self, Reports.write_all(self, g, d))
+                self.assertEqual(rc, 0, out)
+
+    def test_the_validator_refuses_a_wrong_score(self):
+        g = self.grade('01', self.records('01', **{'lockdep-clean': ('ERROR', None)}))
+        g.scoring['score'] = 100
+        with tempfile.TemporaryDirectory() as d:
+            rc, out = Reports.validate(self, Reports.write_all(self, g, d))
+        self.assertEqual(rc, 1)
+        self.assertIn('lowest cap', out)
+
+    def test_table_names_real_checks_and_cases(self):
+        t = checks.load()
+        rules = scoring.load()
+        for lab, own in rules.own.items():
+            ids = [c.id for c in checks.select(t, lab)]
+            for cid, w in own.items():
+                self.assertIn(cid, ids, f'own {lab} {cid}: not a check of lab {lab}')
+                self.assertGreater(w, 0)
+        for (lab, cid, case) in rules.cases:
+            self.assertIn(case, verdict.expected_cases(cid[len('kunit-'):]), f'case {lab} {cid} {case}')
+        # every check of lab NN's own feature is scored by lab NN or is a gate on purpose
+        for c in t:
+            if c.labs.isdigit() and c.id not in rules.own.get(c.labs, {}):
+                self.assertEqual(c.id, 'kunit-05', f'{c.id} is neither scored by lab {c.labs} nor known')
+
+    def test_malformed_table_is_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 's.tsv')
+            for bad in ('own\t01\tkunit-01\tlots\n', 'gate\tx\t150\twhy\n', 'weight\t01\n'):
+                with open(p, 'w') as f:
+                    f.write(bad)
+                with self.assertRaises(checks.TableError) as e:
+                    scoring.load(p)
+                self.assertIn('s.tsv:1', str(e.exception))
+
+    def test_what_if_cli(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 'r.json')
+            g = Grade('01', 'x', 'c', [Record('kunit-01', '01', 0, 'FAIL')])
+            g.records[0].metrics['cases'] = {'lab01_lock_cluster': 'FAILURE', 'lab01_fallback': 'SUCCESS',
+                                             'lab01_cluster_order': 'SUCCESS'}
+            report.write_json(g, p)
+            out = subprocess.run([sys.executable, '-m', 'swaplab.scoring', '--lab', '01', '--replace', p],
+                                 capture_output=True, text=True, cwd=os.path.join(ROOT, 'grader'))
+        self.assertEqual(json.loads(out.stdout)['score'], 76.7, out.stderr)
+
+
+class Latency(unittest.TestCase):
+    """decide_latency and the early stop, on medians measured on 2026-12-04
+    (tests/labs: stage 06 against itself, and 06-slow-swapin)."""
+    C = Check('all', 'latency', 'latency', ['2.00', '5'])
+
+    @staticmethod
+    def rounds(mine, ref):
+        out = []
+        for i, (a, b) in enumerate(zip(mine, ref), 1):
+            out += [{'who': 'mine', 'round': i, 'median': a, 'p99': 150.0},
+                    {'who': 'ref', 'round': i, 'median': b, 'p99': 150.0}]
+        return out
+
+    def test_self_passes_slowed_fails_with_spread(self):
+        r = verdict.decide_latency(self.C, self.rounds([18.2, 18.9, 19.4], [17.78, 18.6, 18.0]), 5, 2.0)
+        self.assertEqual(r.verdict, 'PASS', r.reason)
+        self.assertIn('1.02x (per round 1.02-1.08x)', r.reason)
+        self.assertIn('best of 3 interleaved rounds (of up to 5', r.reason)
+        r = verdict.decide_latency(self.C, self.rounds([127.39, 130.0, 129.0], [17.89, 18.0, 18.5]), 5, 2.0)
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('7.12x', r.reason)
+        self.assertIn('slower than the solution', r.reason)
+
+    def test_early_stop_only_when_clear(self):
+        settled = verdict.latency_settled
+        self.assertFalse(settled(self.rounds([18.2, 18.9], [17.8, 18.6]), 2.0))        # 2 rounds: never
+        self.assertTrue(settled(self.rounds([18.2, 18.9, 19], [17.8, 18.6, 18]), 2.0))  # 1.02x
+        self.assertTrue(settled(self.rounds([127, 130, 129], [17.9, 18, 18.5]), 2.0))  # 7.1x
+        self.assertFalse(settled(self.rounds([30, 31, 32], [17.9, 18, 18.5]), 2.0))    # 1.68x: go on
+        self.assertFalse(settled(self.rounds([18, 18, None], [17.9, 18, 18.5]), 2.0))  # a run failed
+
+    def test_a_failed_run_is_an_error(self):
+        r = verdict.decide_latency(self.C, self.rounds([18.2, None, 19], [17.8, 18.6, 18]), 5, 2.0)
+        self.assertEqual(r.verdict, 'ERROR')
+        self.assertIn('5 of 6 runs measured', r.reason)
 
 
 class CommandLine(unittest.TestCase):
@@ -380,8 +557,16 @@ class CommandLine(unittest.TestCase):
         self.assertEqual((rc, j['status']), (2, 'rejected'))
         self.assertEqual(j['checks'][0]['id'], 'hygiene')
         self.assertIn('Makefile', j['checks'][0]['reason'])
-        self.assertGreater(j['max_score'], 0)
+        self.assertEqual((j['score'], j['max_score']), (0, 100))
         self.assertTrue(all(c['verdict'] == 'SKIP' for c in j['checks'][1:]))
+        # a --patch grade runs the latency check by default; --no-latency
+        # lists it as not counted
+        lat = next(c for c in j['checks'] if c['id'] == 'latency')
+        self.assertTrue(lat['counted'])
+        rc, j, out = self.run_grade('--lab', '01', '--no-latency', '--patch',
+                                    os.path.join(ROOT, 'tests', 'broken', 'bad-forbidden.patch'))
+        lat = next(c for c in j['checks'] if c['id'] == 'latency')
+        self.assertEqual((lat['counted'], lat['role']), (False, 'off'))
 
     def test_help_lists_exit_codes(self):
         p = subprocess.run([os.path.join(ROOT, 'grader', 'grade'), '--help'], capture_output=True, text=True)
