@@ -6,7 +6,7 @@ CONFIG ?= fast
 LAB ?= 01
 S := scripts
 
-.PHONY: help deps setup stages tree kernel run gdb test test-unit test-smoke grade bench start handin
+.PHONY: help deps setup stages tree kernel run gdb test test-unit test-smoke grade bench start handin autograder
 
 help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
@@ -25,6 +25,8 @@ help:
 ## make kernel STAGE=NN CONFIG=fast|debug   build (or reuse) a stage kernel
 ## make run STAGE=NN [CONFIG=..] [TEST=script]  boot reference stage NN
 ## make gdb STAGE=NN        boot halted with a gdb stub; prints how to attach
+## make autograder LAB=NN [TIMEOUT=s GRADE_ARGS='..' OUT=dir]  instructors: the
+##                          Gradescope bundle OUT/autograder-labNN.zip (default out/)
 
 deps:
 	@$(S)/deps
@@ -83,3 +85,7 @@ handin: setup
 ## make bench [VCPUS=2 ROUNDS=3 BENCH_OUT=dir]   the series' effect, stage by stage
 bench: setup
 	@VCPUS=$(or $(VCPUS),2) ROUNDS=$(or $(ROUNDS),3) scripts/bench
+
+autograder:
+	@autograder/make-bundle $(LAB) $(if $(OUT),--out "$(OUT)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(if $(GRADE_ARGS),--args "$(GRADE_ARGS)")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import csv
 import hashlib
 import platform
@@ -43,7 +44,9 @@ Options:
   --json OUT, --junit OUT, --gradescope OUT
                reports: the grade as JSON, JUnit XML, Gradescope results.json;
                every one asked for is written whatever the outcome
-               (rejection, kernel error, timeout, interrupt, grader error)
+               (rejection, kernel error, timeout, interrupt, grader error);
+               --gradescope is also rewritten after every check, so a grade
+               killed midway leaves the checks it finished
   --keep DIR   keep the logs in DIR (default: a temporary folder, kept)
   --only A,B   run only the checks named (ids from grader/checks.tsv)
   --own        run only lab NN's own checks
@@ -257,6 +260,7 @@ class Grader:
         self.done: Dict[str, Record] = {}
         self.current: Optional[str] = None
         self._t0 = 0.0
+        self.on_record = None          # called after each record (progress reports)
 
     def limit(self, ids: List[str]) -> int:
         """A boot's per-check time limit: the longest of its checks'."""
@@ -270,6 +274,8 @@ class Grader:
             r.seconds = round(time.time() - self._t0, 1)
         self.done[r.id] = r
         print(f'  {r.id:<14} {r.verdict:<4} {r.reason}', file=sys.stderr, flush=True)
+        if self.on_record:
+            self.on_record()
 
     def run(self, kernels: run.Kernels) -> None:
         needs_debug = any(c.config == 'debug' for c in self.sel)
@@ -409,6 +415,33 @@ class Grader:
             recs.append(r)
         self.g.records = recs
         self.g.status, self.g.message = status, message
+
+
+def progress_report(g: Grade, grader: Grader, path: str) -> None:
+    """Rewrite the --gradescope report (atomically) with the checks decided
+    so far, the others SKIP 'not reached', as an interrupted grade: what is
+    left when the grade is killed without warning (Gradescope's time limit
+    kills the container).  The final report replaces it."""
+    try:
+        recs = []
+        for c in grader.sel:
+            r = copy.deepcopy(grader.done.get(c.id))
+            if r is None:
+                r = verdict.new(c).set('SKIP', 'not reached: the grade ended before this check')
+                r.counted = c.id not in grader.off
+            recs.append(r)
+        n = sum(c.id in grader.done for c in grader.sel)
+        snap = Grade(lab=g.lab, graded=g.graded, commit=g.commit, records=recs, started=g.started,
+                     status='interrupted', work=g.work, review=list(g.review), context=dict(g.context),
+                     message=f'incomplete: {n} of {len(recs)} checks decided when the grade stopped '
+                             '(killed, e.g. by a time limit); the checks not reached earn nothing')
+        snap.seconds = time.time() - g.started
+        snap.apply_scoring()
+        report.write_gradescope(snap, path)
+    except run.Interrupted:
+        raise
+    except Exception as e:   # a progress report never stops the grade
+        print(f'warning: progress report {path}: {type(e).__name__}: {e}', file=sys.stderr)
 
 
 def _num(v: Optional[str]) -> Optional[float]:
@@ -553,6 +586,9 @@ def main(argv: List[str]) -> int:
                      + (['--graded', '--own'] if sandboxed and a.src[0] == 'self' else
                         ['--graded'] if sandboxed else []))
         print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
+        if a.gradescope:      # rewritten after every check (progress_report)
+            grader.on_record = lambda: progress_report(g, grader, a.gradescope)
+            grader.on_record()
         kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'),
                               own=a.src[0] == 'self')
         try:
