@@ -82,6 +82,12 @@ grade: setup
 handin: setup
 	@$(if $(ID),SWAPLAB_STUDENT='$(ID)') $(S)/handin $(LAB)
 
+## make student-kit LABS=01-NN OUT=dir   instructors: the student edition of
+##                          labs 01-NN, a new git repository without solutions
+.PHONY: student-kit
+student-kit: setup
+	@$(S)/student-kit "$(LABS)" "$(OUT)"
+
 ## make bench [VCPUS=2 ROUNDS=3 BENCH_OUT=dir]   the series' effect, stage by stage
 bench: setup
 	@VCPUS=$(or $(VCPUS),2) ROUNDS=$(or $(ROUNDS),3) scripts/bench
