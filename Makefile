@@ -92,6 +92,13 @@ student-kit: setup
 bench: setup
 	@VCPUS=$(or $(VCPUS),2) ROUNDS=$(or $(ROUNDS),3) scripts/bench
 
+## make contention [VCPU_LIST="2 4 8" STAGES="00 06" ROUNDS=5]   the series'
+##                          speed-up in fault latency: oversubscribed vCPUs,
+##                          interleaved rounds, the contention model and its chart
+.PHONY: contention
+contention: setup
+	@scripts/contention
+
 autograder:
 	@autograder/make-bundle $(LAB) $(if $(OUT),--out "$(OUT)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 		$(if $(GRADE_ARGS),--args "$(GRADE_ARGS)")

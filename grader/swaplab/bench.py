@@ -52,6 +52,12 @@ def aggregate(out: str, stages: List[str], rounds: int) -> List[Dict]:
             'si_lock_contentions_per_page': _num(lock.get('si_lock_con_per_page')),
             'cluster_lock_acq_per_page': _num(lock.get('cluster_lock_acq_per_page')),
             'xa_lock_contentions': _num(lock.get('xa_lock_con')),
+            'si_lock_hold_ns_per_page': _num(lock.get('si_lock_hold_ns_per_page')),
+            'si_lock_wait_ns_per_page': _num(lock.get('si_lock_wait_ns_per_page')),
+            'cluster_lock_hold_ns_per_page': _num(lock.get('cluster_lock_hold_ns_per_page')),
+            'cluster_lock_wait_ns_per_page': _num(lock.get('cluster_lock_wait_ns_per_page')),
+            'xa_lock_hold_ns_per_page': _num(lock.get('xa_lock_hold_ns_per_page')),
+            'xa_lock_wait_ns_per_page': _num(lock.get('xa_lock_wait_ns_per_page')),
         })
     return rows
 
@@ -70,8 +76,9 @@ def markdown(env: Dict, rows: List[Dict]) -> str:
              f"refault and lock_stat: {env['pages']} pages).", '',
              '| stage | pressure median \u00b5s (min\u2013max) | pressure p99 \u00b5s | swap-ins/s | swap-outs/s | '
              'refault median \u00b5s (min\u2013max) | refault p99 \u00b5s | si->lock acq/page | '
-             'si->lock contentions/page | cluster-lock acq/page | xa_lock contentions |',
-             '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
+             'si->lock contentions/page | cluster-lock acq/page | xa_lock contentions | '
+             'si->lock hold / wait ns/page | cluster lock hold / wait ns/page | xa_lock hold / wait ns/page |',
+             '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
     for r in rows:
         lines.append(
             f"| {r['stage']} | {_f(r['median_fault_us'])} ({_f(r['median_fault_us_min'])}\u2013"
@@ -79,7 +86,12 @@ def markdown(env: Dict, rows: List[Dict]) -> str:
             f"{_f(r['swapouts_per_s'], 0)} | {_f(r['refault_median_us'])} ({_f(r['refault_median_us_min'])}\u2013"
             f"{_f(r['refault_median_us_max'])}) | {_f(r['refault_p99_us'])} | {_f(r['si_lock_acq_per_page'], 4)} | "
             f"{_f(r['si_lock_contentions_per_page'], 4)} | {_f(r['cluster_lock_acq_per_page'], 4)} | "
-            f"{_f(r['xa_lock_contentions'], 0)} |")
+            f"{_f(r['xa_lock_contentions'], 0)} | "
+            f"{_f(r.get('si_lock_hold_ns_per_page'), 0)} / {_f(r.get('si_lock_wait_ns_per_page'), 0)} | "
+            f"{_f(r.get('cluster_lock_hold_ns_per_page'), 0)} / {_f(r.get('cluster_lock_wait_ns_per_page'), 0)} | "
+            f"{_f(r.get('xa_lock_hold_ns_per_page'), 0)} / {_f(r.get('xa_lock_wait_ns_per_page'), 0)} |")
+    lines += ['', 'Lock hold and wait times come from `/proc/lock_stat` on the debug kernel (lockdep makes '
+              'every hold longer, so compare stages; do not quote them as production figures).']
     return '\n'.join(lines) + '\n'
 
 

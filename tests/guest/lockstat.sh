@@ -34,19 +34,30 @@ function put(k, v) { printf "SWAPLAB %s METRIC %s %s\n", nonce, k, v }
 	name = substr($0, 1, i - 1); sub(/^ +/, "", name)
 	n = split(substr($0, i + 2), f, " ")
 	if (n < 12 || f[1] !~ /^[0-9]+$/) next
-	if (name == si) { sa += f[8]; sc += f[2] }
-	if (name ~ /cluster_info/) { ca += f[8]; cc += f[2] }
-	if (name ~ /xa_lock/) { xa += f[8]; xc += f[2] }
+	# f[5] waittime-total, f[11] holdtime-total (us)
+	if (name == si) { sa += f[8]; sc += f[2]; sw += f[5]; sh += f[11] }
+	if (name ~ /cluster_info/) { ca += f[8]; cc += f[2]; cw += f[5]; ch += f[11] }
+	if (name ~ /xa_lock/) { xa += f[8]; xc += f[2]; xw += f[5]; xh += f[11] }
 }
 END {
 	put("pages", pages)
 	put("si_lock_acq", sa + 0); put("si_lock_con", sc + 0)
 	put("cluster_lock_acq", ca + 0); put("cluster_lock_con", cc + 0)
 	put("xa_lock_acq", xa + 0); put("xa_lock_con", xc + 0)
+	put("si_lock_hold_us", sh + 0); put("si_lock_wait_us", sw + 0)
+	put("cluster_lock_hold_us", ch + 0); put("cluster_lock_wait_us", cw + 0)
+	put("xa_lock_hold_us", xh + 0); put("xa_lock_wait_us", xw + 0)
 	if (pages > 0) {
 		put("si_lock_acq_per_page", sprintf("%.4f", sa / pages))
 		put("si_lock_con_per_page", sprintf("%.5f", sc / pages))
 		put("cluster_lock_acq_per_page", sprintf("%.4f", ca / pages))
+		# time under (and waiting for) each lock per swapped page, ns
+		put("si_lock_hold_ns_per_page", sprintf("%.1f", sh * 1000 / pages))
+		put("si_lock_wait_ns_per_page", sprintf("%.1f", sw * 1000 / pages))
+		put("cluster_lock_hold_ns_per_page", sprintf("%.1f", ch * 1000 / pages))
+		put("cluster_lock_wait_ns_per_page", sprintf("%.1f", cw * 1000 / pages))
+		put("xa_lock_hold_ns_per_page", sprintf("%.1f", xh * 1000 / pages))
+		put("xa_lock_wait_ns_per_page", sprintf("%.1f", xw * 1000 / pages))
 	}
 }' /tmp/ls
 [ "$pages" -gt 0 ] && pass lockstat "lock_stat collected over $pages swapped pages" || fail lockstat "no pages swapped"
