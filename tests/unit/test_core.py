@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 
-from swaplab import checks, logs, report, scoring, verdict  # noqa: E402
+from swaplab import checks, logs, model, report, scoring, verdict  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
 from swaplab.verdict import Record  # noqa: E402
@@ -523,6 +523,39 @@ class Latency(unittest.TestCase):
         r = verdict.decide_latency(self.C, self.rounds([18.2, None, 19], [17.8, 18.6, 18]), 5, 2.0)
         self.assertEqual(r.verdict, 'ERROR')
         self.assertIn('5 of 6 runs measured', r.reason)
+
+
+class Model(unittest.TestCase):
+    """grader/swaplab/model.py: the MVA contention model and its chart."""
+
+    def test_mva(self):
+        self.assertAlmostEqual(model.mva(3.0, 27.0, 1), 30.0)
+        # a lock held 3 us of every 30 us saturates near 10 threads
+        self.assertLess(model.mva(3.0, 27.0, 4), 32.0)
+        self.assertGreater(model.mva(3.0, 27.0, 16), 16 * 3.0)
+        # no lock time: no contention, whatever the threads
+        self.assertAlmostEqual(model.mva(0.0, 27.0, 16), 27.0)
+
+    def test_cli_writes_json_and_svg(self):
+        import xml.etree.ElementTree as ET
+        with tempfile.TemporaryDirectory() as d:
+            for v, l0, l6 in ((2, 30.0, 28.0), (8, 120.0, 60.0)):
+                os.makedirs(os.path.join(d, f'b{v}'))
+                rows = [{'stage': s, 'refault_median_us': l, 'refault_median_us_min': l * .9,
+                         'refault_median_us_max': l * 1.1, 'si_lock_hold_ns_per_page': h}
+                        for s, l, h in (('00', l0, 3000.0), ('06', l6, 40.0))]
+                with open(os.path.join(d, f'b{v}', 'results.json'), 'w') as f:
+                    json.dump({'environment': {'vcpus': v}, 'stages': rows}, f)
+            p = subprocess.run([os.path.join(ROOT, 'grader', 'bench-model'), os.path.join(d, 'o'),
+                                os.path.join(d, 'b2'), os.path.join(d, 'b8')], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            j = json.load(open(os.path.join(d, 'o', 'model.json')))
+            self.assertEqual((j['00']['S_us'], j['00']['Z_us'], j['00']['calibrated_at_vcpus']), (3.0, 27.0, 2))
+            self.assertEqual(j['06']['measured_us']['8']['median'], 60.0)
+            root = ET.parse(os.path.join(d, 'o', 'model.svg')).getroot()
+            text = ' '.join(t.text or '' for t in root.iter('{http://www.w3.org/2000/svg}text'))
+            self.assertIn('seed: before the series (15 us', text)
+            self.assertIn('stage 00: model', text)
 
 
 class CommandLine(unittest.TestCase):
