@@ -85,7 +85,7 @@ def lockfp(stage: str, path: str = RECORDED_TSV) -> tuple:
     have = _workload_hash()
     if want != have:
         return None, fig, (f'the recorded stage-{stage} figure was measured with lockstat.sh {want}, '
-                           f'this kit has {have or "none"}: measure it again (grader/recorded.tsv)')
+                           f'this kit has {have or "none"}: measure it again (scripts/lockfp-record)')
     return {fig.metric: fig.value}, fig, ''
 
 
