@@ -37,14 +37,16 @@ class Grade:
         earnings, role and cap, and the grade's score out of 100.  A rejected
         submission or a grader error scores 0."""
         from .verdict import expected_cases
+        rules = rules or scoring.load()
+        own = rules.own.get(self.lab, {})
         s = scoring.compute(self.lab, self.records, rules, expected_cases=expected_cases)
         for r in self.records:
             if not r.counted:
                 r.role, r.points, r.earned = 'off', 0, 0
                 continue
             r.points, r.earned = s.points[r.id], s.earned[r.id]
-            r.role = 'own' if s.points[r.id] > 0 or r.id in scoring.own_checks(self.lab, rules) else 'gate'
-            r.cap = None if r.role == 'own' else (rules or scoring.load()).gate(r.id).cap
+            r.role = 'own' if r.id in own else 'gate'
+            r.cap = None if r.role == 'own' else rules.gate(r.id).cap
         self.scoring = s.to_json()
         if self.status in ('rejected', 'error'):
             self.scoring.update(score=0.0, uncapped=0.0)

@@ -153,10 +153,6 @@ def compute(lab: str, records: list, rules: Optional[Rules] = None,
     return Score(_round(score), uncapped, cap, caps, earned, points)
 
 
-def own_checks(lab: str, rules: Optional[Rules] = None) -> Dict[str, float]:
-    return dict((rules or load()).own.get(lab, {}))
-
-
 def main(argv: List[str]) -> int:
     """python3 -m swaplab.scoring --lab NN --replace GRADE.json: the score
     lab NN's reference grade (every check of the lab passing, every KUnit
