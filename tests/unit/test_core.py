@@ -608,6 +608,23 @@ class CommandLine(unittest.TestCase):
             self.assertIn(f'\n  {code}', p.stdout)
 
 
+    def test_run_group_reaches_the_runner(self):
+        # grader/run-group (tests/smoke's runner tests) builds its checks
+        # itself: with no kernel image it must get as far as the runner and
+        # give every check a recorded verdict, not die on its own arguments
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.run([os.path.join(ROOT, 'grader', 'run-group'), os.path.join(d, 'w'),
+                                os.path.join(d, 'no-image'), 'fast', 'pmem', '5', 'x=smoke.sh'],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertRegex(p.stdout, r'^x ERROR could not run the guest')
+            with open(os.path.join(d, 'w', 'x.record.json')) as f:
+                self.assertEqual(json.load(f)['verdict'], 'ERROR')
+            p = subprocess.run([os.path.join(ROOT, 'grader', 'run-group'), os.path.join(d, 'w'),
+                                os.path.join(d, 'no-image'), 'fast', 'pmem', '5', 'x=no-such-script.sh'],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 3)
+
 class _KitResult(unittest.TextTestResult):
     """One line per test in the kit's format (tests/lib.sh), for tests/unit/run."""
 
