@@ -6,7 +6,7 @@ CONFIG ?= fast
 LAB ?= 01
 S := scripts
 
-.PHONY: help deps setup stages tree kernel run gdb test test-unit test-smoke grade bench start handin autograder
+.PHONY: help deps setup stages tree kernel run gdb test test-full test-unit test-smoke grade bench start handin autograder
 
 help:
 	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
@@ -19,7 +19,9 @@ help:
 ## make run LAB=NN [TEST=tests/guest/X.sh ARGS=.. SWAP=pmem|two|mixed|rot]
 ##                          boot your lab NN kernel (with the lab's tests)
 ## make gdb LAB=NN          the same, halted, gdb stub, debug info (CONFIG=gdb)
-## make test                the kit's own test suite (what CI runs)
+## make test                the kit's own test suite, quick tier (what CI runs:
+##                          stage 01 and lab 01 booted, every lab's host checks)
+## make test-full           every stage and every lab booted and graded
 ## make setup               install packages, unpack the kernel, make the stages
 ## make tree STAGE=NN OUT=D write reference stage NN's source tree to D
 ## make kernel STAGE=NN CONFIG=fast|debug   build (or reuse) a stage kernel
@@ -66,6 +68,9 @@ gdb: setup
 
 test: setup
 	@tests/run
+
+test-full: setup
+	@SWAPLAB_TEST_FULL=1 tests/run
 
 test-unit:
 	@tests/unit/run

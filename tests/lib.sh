@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Tiny test harness: t_ok NAME / t_bad NAME WHY, then t_summary.
 # The closing line is "N passed, N failed".
-T_PASS=0 T_FAIL=0 T_FAILED=""
+T_PASS=0 T_FAIL=0 T_SKIP=0 T_FAILED=""
 t_ok() { T_PASS=$((T_PASS + 1)); printf '  ok    %s\n' "$1"; }
 t_bad() {
 	T_FAIL=$((T_FAIL + 1)); T_FAILED="$T_FAILED $1"
@@ -36,6 +36,25 @@ t_output_has() {
 }
 t_summary() {
 	[ -z "$T_FAILED" ] || printf 'failed:%s\n' "$T_FAILED"
+	[ "$T_SKIP" = 0 ] || printf '%d left to make test-full (this is the %s tier)\n' "$T_SKIP" "$T_TIER"
 	printf '%d passed, %d failed\n' "$T_PASS" "$T_FAIL"
 	[ "$T_FAIL" = 0 ]
 }
+
+# Tiers.  make test (what CI runs; cold within 45 minutes on 2 cores) boots
+# the kernels of stage 01 and lab 01 (and lab 02's start, for the student
+# edition) and runs every host-only check of every lab; make test-full
+# (SWAPLAB_TEST_FULL=1) grades every stage and every lab.  T_LABS lists
+# the labs (and stages) whose kernels this tier builds and boots
+# ("all": every one).
+if [ "${SWAPLAB_TEST_FULL:-0}" = 1 ]; then
+	T_TIER=full
+	T_LABS=all
+else
+	T_TIER=quick
+	T_LABS=01
+fi
+# t_tier_has NN: this tier boots lab (or stage) NN
+t_tier_has() { case " $T_LABS " in *" all "* | *" $1 "*) return 0 ;; esac; return 1; }
+# t_tier_skip WHAT: say that this tier leaves WHAT to make test-full
+t_tier_skip() { T_SKIP=$((T_SKIP + 1)); printf '  skip  %s (make test-full)\n' "$1"; }
