@@ -58,6 +58,9 @@ def aggregate(out: str, stages: List[str], rounds: int) -> List[Dict]:
             'cluster_lock_wait_ns_per_page': _num(lock.get('cluster_lock_wait_ns_per_page')),
             'xa_lock_hold_ns_per_page': _num(lock.get('xa_lock_hold_ns_per_page')),
             'xa_lock_wait_ns_per_page': _num(lock.get('xa_lock_wait_ns_per_page')),
+            # the same swap-in fault on the debug kernel (lock_stat's run):
+            # how much lockdep slows a fault, to scale its hold times back
+            'debug_fault_median_us': _num(lock.get('fault_median_us')),
         })
     return rows
 

@@ -6,7 +6,12 @@ beside the measurements and the seed's figures.
 Each BENCH_DIR is a `make bench` output (results.json) of one vCPU count.
 Per stage, the model takes from the lowest-vCPU bench:
   S  time under si->lock per swapped page (lock_stat hold time, ns/page,
-     debug kernel), the lock the series takes off the fault path
+     debug kernel), the lock the series takes off the fault path, divided
+     by lockdep's slowdown D: the debug kernel's median swap-in fault (the
+     lock_stat run) over the fast kernel's (the refault runs).  Lockdep
+     makes every instruction of a fault slower, holds included; dividing
+     by D assumes it slows them all alike (without D, S exceeds the whole
+     measured fault at stage 00)
   Z  the rest of a fault: the measured refault median at that vCPU count
      minus S
 and predicts the median fault at 1..16 threads with exact mean value
@@ -64,9 +69,12 @@ def predict(data: Dict[str, Dict[int, dict]]) -> Dict[str, dict]:
         hold = row.get('si_lock_hold_ns_per_page')
         if lat is None or hold is None:
             continue
-        s = hold / 1000.0
+        dbg = row.get('debug_fault_median_us')
+        dil = dbg / lat if dbg and lat and dbg > lat else 1.0
+        s = hold / 1000.0 / dil
         z = max(lat - s, 0.0)
-        res[stage] = {'S_us': round(s, 3), 'Z_us': round(z, 3), 'calibrated_at_vcpus': v0,
+        res[stage] = {'S_us': round(s, 3), 'Z_us': round(z, 3), 'lockdep_slowdown': round(dil, 3),
+                      'S_debug_us': round(hold / 1000.0, 3), 'calibrated_at_vcpus': v0,
                       'predicted_us': {t: round(mva(s, z, t), 3) for t in THREADS},
                       'measured_us': {v: {'median': r.get('refault_median_us'),
                                           'min': r.get('refault_median_us_min'),
@@ -161,10 +169,11 @@ def main(argv: List[str]) -> int:
         f.write('\n')
     svg(res, 'swap-in fault latency: measured, modelled, and the 2016 series').write(
         os.path.join(out, 'model.svg'), encoding='unicode', xml_declaration=False)
-    print(f"{'stage':<6} {'S us':>7} {'Z us':>7}  " + '  '.join(f'T={t:<3}' for t in THREADS) + '   measured')
+    print(f"{'stage':<6} {'S dbg':>7} {'D':>5} {'S us':>7} {'Z us':>7}  " +
+          '  '.join(f'T={t:<3}' for t in THREADS) + '   measured')
     for st, r in sorted(res.items()):
         meas = ', '.join(f"{v}: {m['median']}" for v, m in r['measured_us'].items())
-        print(f"{st:<6} {r['S_us']:>7.3f} {r['Z_us']:>7.2f}  " +
+        print(f"{st:<6} {r['S_debug_us']:>7.2f} {r['lockdep_slowdown']:>5.2f} {r['S_us']:>7.3f} {r['Z_us']:>7.2f}  " +
               '  '.join(f"{r['predicted_us'][t]:<5.1f}" for t in THREADS) + f'   {meas}')
     return 0
 

@@ -557,6 +557,16 @@ class Model(unittest.TestCase):
             self.assertIn('seed: before the series (15 us', text)
             self.assertIn('stage 00: model', text)
 
+    def test_lockdep_slowdown_scales_the_hold_time(self):
+        # the debug kernel's fault is 5x the fast one's: a 30 us debug hold
+        # is 6 us of a 30 us fast fault; without the debug median, no scaling
+        row = {'stage': '00', 'refault_median_us': 30.0, 'si_lock_hold_ns_per_page': 30000.0,
+               'debug_fault_median_us': 150.0}
+        r = model.predict({'00': {2: row}})['00']
+        self.assertEqual((r['lockdep_slowdown'], r['S_us'], r['Z_us'], r['S_debug_us']), (5.0, 6.0, 24.0, 30.0))
+        r = model.predict({'00': {2: dict(row, debug_fault_median_us=None)}})['00']
+        self.assertEqual((r['lockdep_slowdown'], r['S_us'], r['Z_us']), (1.0, 30.0, 0.0))
+
 
 class CommandLine(unittest.TestCase):
     def run_grade(self, *args, env=None):
