@@ -55,8 +55,9 @@ def load(dirs: List[str]) -> Dict[str, Dict[int, dict]]:
         with open(os.path.join(d, 'results.json'), encoding='utf-8') as f:
             j = json.load(f)
         v = int(j['environment']['vcpus'])
+        cores = j['environment'].get('host_cores')
         for row in j['stages']:
-            out.setdefault(row['stage'], {})[v] = row
+            out.setdefault(row['stage'], {})[v] = dict(row, host_cores=int(cores) if cores else None)
     return out
 
 
@@ -76,6 +77,12 @@ def predict(data: Dict[str, Dict[int, dict]]) -> Dict[str, dict]:
         res[stage] = {'S_us': round(s, 3), 'Z_us': round(z, 3), 'lockdep_slowdown': round(dil, 3),
                       'S_debug_us': round(hold / 1000.0, 3), 'calibrated_at_vcpus': v0,
                       'predicted_us': {t: round(mva(s, z, t), 3) for t in THREADS},
+                      # this machine: at most host_cores vCPUs run at once
+                      # (one TCG thread per vCPU), so at most that many
+                      # threads can queue at the lock, whatever the vCPUs
+                      'host_cores': row.get('host_cores'),
+                      'predicted_here_us': ({t: round(mva(s, z, min(t, row['host_cores'])), 3) for t in THREADS}
+                                            if row.get('host_cores') else {}),
                       'measured_us': {v: {'median': r.get('refault_median_us'),
                                           'min': r.get('refault_median_us_min'),
                                           'max': r.get('refault_median_us_max')} for v, r in sorted(per.items())}}
@@ -83,7 +90,7 @@ def predict(data: Dict[str, Dict[int, dict]]) -> Dict[str, dict]:
 
 
 # ---------------------------------------------------------------- SVG
-W, H, L, R_, T_, B = 760, 460, 70, 230, 40, 55
+W, H, L, R_, T_, B = 1000, 460, 70, 420, 40, 55
 COLORS = ['#c0392b', '#2471a3', '#7d3c98', '#229954', '#b9770e', '#566573', '#17a589']
 
 
@@ -109,7 +116,7 @@ def svg(res: Dict[str, dict], title: str) -> ET.ElementTree:
         ET.SubElement(root, 'line', x1=str(px(t)), x2=str(px(t)), y1=str(H - B), y2=str(H - B + 5), stroke='#444')
         ET.SubElement(root, 'text', x=str(px(t)), y=str(H - B + 18), **{'text-anchor': 'middle'}).text = str(t)
     ET.SubElement(root, 'text', x=str((L + W - R_) / 2), y=str(H - 12),
-                  **{'text-anchor': 'middle'}).text = 'threads faulting (= vCPUs)'
+                  **{'text-anchor': 'middle'}).text = 'threads faulting (one per vCPU)'
     for e in range(math.floor(lo), math.ceil(hi) + 1):
         for m in (1, 2, 5):
             y = m * 10 ** e
@@ -125,6 +132,10 @@ def svg(res: Dict[str, dict], title: str) -> ET.ElementTree:
         c = COLORS[i % len(COLORS)]
         pts = ' '.join(f'{px(t):.1f},{py(v):.1f}' for t, v in sorted(r['predicted_us'].items()))
         ET.SubElement(root, 'polyline', points=pts, fill='none', stroke=c, **{'stroke-dasharray': '6 4'})
+        if r.get('predicted_here_us'):
+            pts = ' '.join(f'{px(t):.1f},{py(v):.1f}' for t, v in sorted(r['predicted_here_us'].items()))
+            ET.SubElement(root, 'polyline', points=pts, fill='none', stroke=c, **{'stroke-dasharray': '1 3',
+                                                                                   'stroke-width': '2'})
         for v, m in r['measured_us'].items():
             if not m.get('median'):
                 continue
@@ -134,6 +145,8 @@ def svg(res: Dict[str, dict], title: str) -> ET.ElementTree:
             ET.SubElement(root, 'circle', cx=str(px(v)), cy=str(py(m['median'])), r='4', fill=c)
         legend.append((c, 'circle', f'stage {stage}: measured (min-max)'))
         legend.append((c, 'dash', f"stage {stage}: model (S {r['S_us']:g} us)"))
+        if r.get('predicted_here_us'):
+            legend.append((c, 'dot', f"stage {stage}: model, {r['host_cores']} threads at once (here)"))
     for t, y, name in SEED:
         ET.SubElement(root, 'rect', x=str(px(t) - 5), y=str(py(y) - 5), width='10', height='10',
                       fill='none', stroke='black', **{'stroke-width': '2'})
@@ -143,9 +156,10 @@ def svg(res: Dict[str, dict], title: str) -> ET.ElementTree:
         x = W - R_ + 14
         if kind == 'circle':
             ET.SubElement(root, 'circle', cx=str(x + 8), cy=str(y - 4), r='4', fill=c)
-        elif kind == 'dash':
+        elif kind in ('dash', 'dot'):
             ET.SubElement(root, 'line', x1=str(x), x2=str(x + 16), y1=str(y - 4), y2=str(y - 4), stroke=c,
-                          **{'stroke-dasharray': '6 4'})
+                          **({'stroke-dasharray': '6 4'} if kind == 'dash' else
+                             {'stroke-dasharray': '1 3', 'stroke-width': '2'}))
         else:
             ET.SubElement(root, 'rect', x=str(x + 3), y=str(y - 9), width='10', height='10', fill='none',
                           stroke=c, **{'stroke-width': '2'})

@@ -545,13 +545,16 @@ class Model(unittest.TestCase):
                          'refault_median_us_max': l * 1.1, 'si_lock_hold_ns_per_page': h}
                         for s, l, h in (('00', l0, 3000.0), ('06', l6, 40.0))]
                 with open(os.path.join(d, f'b{v}', 'results.json'), 'w') as f:
-                    json.dump({'environment': {'vcpus': v}, 'stages': rows}, f)
+                    json.dump({'environment': {'vcpus': v, 'host_cores': 2}, 'stages': rows}, f)
             p = subprocess.run([os.path.join(ROOT, 'grader', 'bench-model'), os.path.join(d, 'o'),
                                 os.path.join(d, 'b2'), os.path.join(d, 'b8')], capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, p.stderr)
             j = json.load(open(os.path.join(d, 'o', 'model.json')))
             self.assertEqual((j['00']['S_us'], j['00']['Z_us'], j['00']['calibrated_at_vcpus']), (3.0, 27.0, 2))
             self.assertEqual(j['06']['measured_us']['8']['median'], 60.0)
+            # on 2 host cores at most 2 threads queue, whatever the vCPUs
+            self.assertEqual(j['00']['predicted_here_us']['16'], j['00']['predicted_us']['2'])
+            self.assertGreater(j['00']['predicted_us']['16'], j['00']['predicted_us']['2'])
             root = ET.parse(os.path.join(d, 'o', 'model.svg')).getroot()
             text = ' '.join(t.text or '' for t in root.iter('{http://www.w3.org/2000/svg}text'))
             self.assertIn('seed: before the series (15 us', text)
