@@ -188,10 +188,43 @@ static void lab02_cluster_order(struct kunit *test)
 			idx[i - 1], idx[i]);
 }
 
+/*
+ * One CPU's trunk crossings: each starts from the last page of trunk 0 and
+ * asks for the first page of trunk 1; the trunk it lands in is counted.
+ */
+struct lab02_spread {
+	struct swap_info_struct *si;
+	unsigned long hits[64];		/* per trunk index, the last counts the rest */
+	int crossings;
+};
+
+static long lab02_cross_on_cpu(void *arg)
+{
+	struct lab02_spread *sp = arg;
+	struct swap_info_struct *si = sp->si;
+	unsigned int old, got;
+	int i;
+
+	preempt_disable();
+	old = this_cpu_read(*si->cluster_next_cpu);
+	for (i = 0; i < 16; i++) {
+		this_cpu_write(*si->cluster_next_cpu, SWAP_ADDRESS_SPACE_PAGES - 1);
+		set_cluster_next(si, SWAP_ADDRESS_SPACE_PAGES + 5);
+		got = this_cpu_read(*si->cluster_next_cpu) / SWAP_ADDRESS_SPACE_PAGES;
+		sp->hits[min_t(unsigned int, got, ARRAY_SIZE(sp->hits) - 1)]++;
+		sp->crossings++;
+	}
+	this_cpu_write(*si->cluster_next_cpu, old);
+	preempt_enable();
+	return 0;
+}
+
 static void lab02_cluster_next(struct kunit *test)
 {
 	struct swap_info_struct *si = swaplab_si(true);
+	struct lab02_spread *sp;
 	unsigned int old, same, crossed;
+	int cpu, ncpu = 0, trunks = 0, top = 0, i;
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab02: no swap device with cluster_info");
 	KUNIT_ASSERT_TRUE_MSG(test, si->flags & SWP_SOLIDSTATE, "lab02: the device is not SSD-like");
@@ -211,6 +244,31 @@ static void lab02_cluster_next(struct kunit *test)
 		crossed % SWAP_ADDRESS_SPACE_PAGES == 0 || crossed == si->lowest_bit,
 		"lab02: crossing into another trunk must restart at the start of a randomly chosen trunk (got offset %u)",
 		crossed);
+
+	/*
+	 * The idea, not one formula: CPUs that cross out of the same trunk
+	 * must not all land in one trunk (they would contend on its
+	 * address_space lock again).  16 crossings on each online CPU (up to
+	 * 8); on kunit.sh's 400 MB device (7 trunks) a random pick lands in
+	 * one trunk every time with probability below 10^-12.
+	 */
+	sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sp);
+	sp->si = si;
+	for_each_online_cpu(cpu) {
+		if (ncpu++ == 8)
+			break;
+		work_on_cpu(cpu, lab02_cross_on_cpu, sp);
+	}
+	for (i = 0; i < ARRAY_SIZE(sp->hits); i++) {
+		if (!sp->hits[i])
+			continue;
+		trunks++;
+		top = sp->hits[i] > sp->hits[top] ? i : top;
+	}
+	KUNIT_EXPECT_GE_MSG(test, trunks, 2,
+		"lab02: %d trunk crossings on %d CPUs all restarted in trunk %d: CPUs that leave a trunk pile into one trunk and contend on its address_space; spread them (the series picks a trunk at random)",
+		sp->crossings, min(ncpu, 8), top);
 }
 
 static struct kunit_case lab02_cases[] = {
