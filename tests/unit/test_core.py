@@ -525,6 +525,116 @@ class Latency(unittest.TestCase):
         self.assertIn('5 of 6 runs measured', r.reason)
 
 
+class LockFootprint(unittest.TestCase):
+    """decide_lockfp: the bound is the lab's idea, and the reason says which
+    way a kernel misses it (figures: lock_stat, 4096 pages, 2026-12-05)."""
+    C6 = Check('06', 'lockfp-06', 'lockfp', ['06', '4'])
+    C1 = Check('01', 'lockfp-01', 'lockfp', ['01', '1.5'])
+
+    @staticmethod
+    def m(takes):
+        return {'si_lock_acq_per_page': takes}
+
+    def test_a_smaller_cache_passes_lab_06(self):
+        # a 32-slot cache (tests/alternatives/06-cache-32): about 2x the
+        # solution's takes; a valid size, not the reference's shape
+        r = verdict.decide_lockfp(self.C6, self.m('0.0479'), self.m('0.0239'), '06', 4.0)
+        self.assertEqual(r.verdict, 'PASS', r.reason)
+        self.assertIn('one take per 20.9 pages', r.reason)
+
+    def test_no_cache_is_still_on_the_hot_path(self):
+        r = verdict.decide_lockfp(self.C6, self.m('1.5010'), self.m('0.0239'), '06', 4.0)
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('62.8x the solution', r.reason)
+        self.assertIn('still on the hot path', r.reason)
+
+    def test_a_tiny_cache_fails_with_another_reason(self):
+        # a cache of 4: one take per ~3 pages; off the hot path of most
+        # pages, so "still on the hot path" would be wrong
+        r = verdict.decide_lockfp(self.C6, self.m('0.3800'), self.m('0.0239'), '06', 4.0)
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertNotIn('still on the hot path', r.reason)
+        self.assertIn('smaller batch or cache', r.reason)
+
+    def test_lab_01_bound(self):
+        self.assertEqual(verdict.decide_lockfp(self.C1, self.m('1.5010'), self.m('1.5010'), '01', 1.5).verdict, 'PASS')
+        r = verdict.decide_lockfp(self.C1, self.m('6.5029'), self.m('1.5010'), '01', 1.5)
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('still on the hot path', r.reason)
+
+    def test_checks_table_bound(self):
+        # lab 06's bound admits a cache of at least 16 slots (4x the
+        # solution's 64): the series' idea, sized within reason
+        c = {x.id: x for x in checks.load()}
+        self.assertEqual(c['lockfp-06'].args, ['06', '4'])
+
+
+class Numbers(unittest.TestCase):
+    """tests/numbers, the handout number checker, on a made-up kit: each
+    way a handout can disagree with the kit fails."""
+
+    def setUp(self):
+        from importlib.machinery import SourceFileLoader
+        self.n = SourceFileLoader('numbers', os.path.join(ROOT, 'tests', 'numbers')).load_module()
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+        os.makedirs(os.path.join(self.root, 'labs', '01-x'))
+        os.makedirs(os.path.join(self.root, 'solutions'))
+        os.makedirs(os.path.join(self.root, 'out', 'stages'))
+        with open(os.path.join(self.root, 'out', 'stages', 'lockstat.md'), 'w') as f:
+            f.write('| stage | pages | si->lock acq/page | c | cluster | x |\n'
+                    '| 00 | 4096 | 6.5029 | 0.3 | 0.0000 | 0 |\n| 06 | 4096 | 0.0239 | 0 | 6.9717 | 0 |\n')
+        self.n.OUT = os.path.join(self.root, 'out')
+        self.write('solutions/README.md', 'nothing measured here\n')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, rel, text):
+        with open(os.path.join(self.root, rel), 'w') as f:
+            f.write(text)
+
+    def run_check(self, handout, rows):
+        self.write('labs/01-x/README.md', handout)
+        table = [dict(zip(('file', 'quoted', 'value', 'command'), r), line=i) for i, r in enumerate(rows, 1)]
+        return self.n.check(table, self.root)
+
+    CMD = 'PAGES=4096 scripts/lockstat-table'
+    GOOD = 'The table (`PAGES=4096 scripts/lockstat-table`) says 6.50 at 00, 0.024 at 06: 270x.\n'
+    ROWS = [('labs/01-x/README.md', '6.50', 'lockstat:00', CMD),
+            ('labs/01-x/README.md', '0.024', 'lockstat:06', CMD),
+            ('labs/01-x/README.md', '270x', 'lockstat:00/lockstat:06', CMD)]
+
+    def test_agreeing_handout_passes(self):
+        ok, bad, skip = self.run_check(self.GOOD, self.ROWS)
+        self.assertEqual((len(ok), bad, skip), (3, [], []))
+
+    def test_unlisted_number_fails(self):
+        _, bad, _ = self.run_check(self.GOOD + 'It takes 12 us.\n', self.ROWS)
+        self.assertTrue(any('12 is not in labs/numbers.tsv' in b for b in bad), bad)
+
+    def test_stale_number_fails(self):
+        _, bad, _ = self.run_check(self.GOOD.replace('6.50', '6.54'),
+                                   [('labs/01-x/README.md', '6.54', 'lockstat:00', self.CMD)] + self.ROWS[1:])
+        self.assertTrue(any('quotes 6.54' in b and '6.503' in b for b in bad), bad)
+
+    def test_command_must_be_named_nearby(self):
+        far = 'The table (`PAGES=4096 scripts/lockstat-table`).\n' + '\n' * 20 + 'It says 6.50.\n'
+        _, bad, _ = self.run_check(far, self.ROWS[:1])
+        self.assertTrue(any('is not named within' in b for b in bad), bad)
+
+    def test_missing_output_is_a_skip_not_a_pass(self):
+        os.remove(os.path.join(self.root, 'out', 'stages', 'lockstat.md'))
+        ok, bad, skip = self.run_check(self.GOOD, self.ROWS)
+        self.assertEqual((ok, bad, len(skip)), ([], [], 3))
+
+    def test_significant_digits(self):
+        self.assertEqual(self.n.sig_round(62.8, '60x'), 60.0)
+        self.assertEqual(self.n.sig_round(0.0242, '0.024'), 0.024)
+        self.assertEqual(self.n.sig_round(6.5029, '6.50'), 6.5)
+        self.assertNotEqual(self.n.sig_round(6.5437, '6.50'), 6.5)
+
+
 class Model(unittest.TestCase):
     """grader/swaplab/model.py: the MVA contention model and its chart."""
 
