@@ -271,6 +271,49 @@ static void lab02_cluster_next(struct kunit *test)
 		sp->crossings, min(ncpu, 8), top);
 }
 
+/*
+ * /sys/kernel/debug/swaplab/swapcache: for each usable device, how its swap
+ * cache is spread: trunks (64 MB of slots each), distinct address_spaces
+ * serving them (through the tree's own swap_address_space()), pages
+ * cached in all of them and in the fullest.  Lab 02's black-box reading
+ * (tests/guest/cachespread.sh fills the swap cache through fork-shared
+ * swap-ins, then reads it).
+ */
+static int swaplab_swapcache_show(struct seq_file *m, void *v)
+{
+	struct address_space *seen[64], *sp;
+	unsigned long off, cached, fullest;
+	unsigned int type, trunks;
+	int j, nseen;
+
+	for (type = 0; type < READ_ONCE(nr_swapfiles); type++) {
+		struct swap_info_struct *si = get_swap_device(swp_entry(type, 1));
+
+		if (!si)
+			continue;
+		cached = 0;
+		fullest = 0;
+		trunks = 0;
+		nseen = 0;
+		for (off = 0; off < si->max; off += SWAP_ADDRESS_SPACE_PAGES) {
+			sp = swap_address_space(swp_entry(type, off));
+			trunks++;
+			for (j = 0; j < nseen && seen[j] != sp; j++)
+				;
+			if (j < nseen || nseen == ARRAY_SIZE(seen))
+				continue;
+			seen[nseen++] = sp;
+			cached += READ_ONCE(sp->nrpages);
+			fullest = max(fullest, READ_ONCE(sp->nrpages));
+		}
+		seq_printf(m, "type %u trunks %u spaces %d cached %lu fullest %lu\n",
+			   type, trunks, nseen, cached, fullest);
+		put_swap_device(si);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(swaplab_swapcache);
+
 static struct kunit_case lab02_cases[] = {
 	KUNIT_CASE(lab02_trunks),
 	KUNIT_CASE(lab02_cluster_order),
@@ -535,19 +578,23 @@ static struct kunit_suite lab05_suite = {
 	.name = "swaplab-lab05",
 	.test_cases = lab05_cases,
 };
+#endif
 
+#if SWAPLAB_LAB >= 4
 /*
  * /sys/kernel/debug/swaplab/batch: write N to allocate N slots (in batches
- * of SWAP_BATCH), then "free" to give them all back in one
- * swapcache_free_entries() call, devices interleaved (A B A B ...) as a
- * CPU's return cache may hold them.  The guest counts the swap device
- * lock's acquisitions in /proc/lock_stat around the free.
+ * of SWAP_BATCH: lab 04's API), then "free" to give them all back: from
+ * lab 05 in one swapcache_free_entries() call, devices interleaved
+ * (A B A B ...) as a CPU's return cache may hold them; before, one slot at
+ * a time.  The guest counts the swap device lock's acquisitions in
+ * /proc/lock_stat around the allocation (batchalloc.sh) or the free
+ * (batchfree.sh).
  */
 static swp_entry_t swaplab_batch[1024], swaplab_mixed[1024];
 static int swaplab_batch_n;
 
 /* reorder swaplab_batch so that consecutive entries alternate devices */
-static void swaplab_interleave(void)
+static void __maybe_unused swaplab_interleave(void)
 {
 	unsigned int first = swp_type(swaplab_batch[0]);
 	int i, a = 0, b = 0, n = 0;
@@ -578,9 +625,13 @@ static ssize_t swaplab_batch_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[len] = '\0';
 	if (sysfs_streq(buf, "free")) {
+#if SWAPLAB_LAB >= 5
 		if (swaplab_batch_n)
 			swaplab_interleave();
 		swapcache_free_entries(swaplab_batch, swaplab_batch_n);
+#else
+		swaplab_put_slots(swaplab_batch, swaplab_batch_n);
+#endif
 		swaplab_batch_n = 0;
 		return len;
 	}
@@ -677,7 +728,10 @@ static int __init swaplab_kunit_init(void)
 #ifdef CONFIG_LOCKDEP
 	debugfs_create_file("si_lock_key", 0400, dir, NULL, &swaplab_si_lock_key_fops);
 #endif
-#if SWAPLAB_LAB >= 5
+#if SWAPLAB_LAB >= 2
+	debugfs_create_file("swapcache", 0400, dir, NULL, &swaplab_swapcache_fops);
+#endif
+#if SWAPLAB_LAB >= 4
 	debugfs_create_file("batch", 0200, dir, NULL, &swaplab_batch_fops);
 #endif
 	return 0;

@@ -152,7 +152,11 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
         return r.set('FAIL', f'{n} {m}'.strip(), '\n'.join(ctx))
     if not results:
         return r.set('FAIL', 'the test reported no result', '\n'.join(con.lines[sec.start:sec.end][-25:]))
-    return r.set('PASS', f'{len(results)} guest results passed')
+    if len(results) == 1 and results[0][2]:
+        # one measurement: its own words say what was measured
+        return r.set('PASS', results[0][2])
+    last = results[-1][2]
+    return r.set('PASS', f'{len(results)} guest results passed' + (f'; last: {last}' if last else ''))
 
 
 def expected_cases(lab: str) -> List[str]:

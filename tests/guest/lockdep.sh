@@ -1,12 +1,17 @@
 # Lockdep coverage on the debug kernel: the swap paths that take the swap
 # device, cluster and swap-cache locks, each briefly: page-out and refault
 # (allocation, free, swap-in, readahead), fork (swap_duplicate, shared
-# entries), shmem, and swapoff with pages out (try_to_unuse).  Any lockdep,
+# entries), shmem, shmem readahead over freed slots, fork-shared pages
+# held in the swap cache, and swapoff with pages out (try_to_unuse).  Any lockdep,
 # BUG or WARNING splat on the console fails the check (vm/run watches).
 . /lib/swaplab.sh
 swaptest pageout -n 4096 -t "$(nproc)" -N lockdep-pageout
 swaptest fork -n 4096
 swaptest shmem -n 4096
+# shmem readahead over freed slots (lab 03's skip) and pages held in the
+# swap cache across trunks (lab 02's split), on this kernel's locks
+swaptest rafree -n 1024
+[ -e /sys/kernel/debug/swaplab/swapcache ] && swaptest cachespread -n 4096
 # every white-box suite of the grading build, once, under lockdep,
 # DEBUG_VM and DEBUG_ATOMIC_SLEEP: before lab 06 nothing else calls lab
 # 04's batch allocation (or lab 05's batch free).  Their verdicts are the

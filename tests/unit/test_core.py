@@ -351,7 +351,7 @@ class Table(unittest.TestCase):
         self.assertNotIn('latency', ids('06'))
         self.assertIn('latency', ids('06', latency=True))
         self.assertIn('latency', ids('01', latency=True))
-        self.assertEqual(ids('02', own=True), ['kunit-02'])
+        self.assertEqual(ids('02', own=True), ['kunit-02', 'swapcache-spread'])
         self.assertEqual(ids('06', only=['pageout']), ['pageout'])
 
 
@@ -395,9 +395,9 @@ class Scoring(unittest.TestCase):
 
     def test_partial_credit_per_kunit_case(self):
         g = self.grade('02', self.records('02', **{'kunit-02': ('FAIL', {'lab02_trunks': 'FAILURE'})}))
-        self.assertEqual(g.score, 66.7)
+        self.assertEqual(g.score, 80)
         r = next(x for x in g.records if x.id == 'kunit-02')
-        self.assertEqual((r.score, r.points, r.role), (66.7, 100, 'own'))
+        self.assertEqual((r.score, r.points, r.role), (40, 60, 'own'))
         # a case that never printed (the suite crashed) earns nothing
         recs = self.records('01', **{'kunit-01': ('ERROR', None)})
         del next(x for x in recs if x.id == 'kunit-01').metrics['cases']['lab01_cluster_order']
@@ -416,6 +416,7 @@ class Scoring(unittest.TestCase):
         self.assertEqual((g.score, g.scoring['cap']), (50, 50))
         g = self.grade('03', self.records('03', **{'kunit-03': ('FAIL', {'lab03_swapcount': 'FAILURE',
                                                                          'lab03_skip_unused': 'FAILURE'}),
+                                                   'readahead-free': ('FAIL', None),
                                                    'kunit-02': ('FAIL', {})}))
         self.assertEqual((g.score, g.capped_line()), (0, ''))
 

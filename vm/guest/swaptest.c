@@ -17,6 +17,12 @@
  *       child and parent refault and verify, the child rewrites half.
  *   swaptest shmem [-n PAGES]
  *       Same for MAP_SHARED anonymous (shmem) pages.
+ *   swaptest rafree [-n PAGES]
+ *       Shmem pages out, every other one's slot freed, the rest read back:
+ *       page allocations per page read (readahead over free slots).
+ *   swaptest cachespread [-n PAGES] [-f FILE]
+ *       Fork-shared pages swapped in through the swap cache; with them
+ *       cached, print FILE (how the swap cache is spread over trunks).
  *   swaptest swapon DEVICE [PRIORITY]
  *   swaptest pressure [-w MB] [-t THREADS] [-a ACCESSES] [-N NAME]
  *       The seed's experiment: THREADS threads randomly read and write a
@@ -536,6 +542,149 @@ static int cmd_shmem(int argc, char **argv)
 	return 0;
 }
 
+/* every page allocation /proc/vmstat counts, all zones */
+static long pgalloc(void)
+{
+	static const char *const z[] = { "pgalloc_dma", "pgalloc_dma32",
+					 "pgalloc_normal", "pgalloc_movable" };
+	long v, sum = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
+		v = vmstat(z[i]);
+		if (v > 0)
+			sum += v;
+	}
+	return sum;
+}
+
+/*
+ * Readahead over freed slots (lab 03's observable).  Swap PAGES shmem
+ * pages out (shmem swap-in always goes through the swap cache and
+ * readahead, even on a synchronous device), free every other one's slot
+ * (MADV_REMOVE punches the page and its swap entry out of the file), then
+ * read the rest back in order.  Each readahead window now holds as many
+ * free slots as used ones; a kernel that allocates a page for a slot
+ * before seeing it is unused does one page allocation per free slot that
+ * reads nothing.  Prints METRIC ra_extra_allocs_per_page: page
+ * allocations beyond the pages read from swap (pswpin), per page read.
+ */
+static int cmd_rafree(int argc, char **argv)
+{
+	size_t npages = 4096, i, bad = 0;
+	long out, a0, in0, allocs, reads;
+	unsigned char *p;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		switch (opt) {
+		case 'n': npages = parse_long(optarg, "pages"); break;
+		default: fatal("usage: swaptest rafree [-n pages]");
+		}
+	}
+	p = mmap(NULL, npages * PAGE_SZ, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		fatal("mmap shared: %s", strerror(errno));
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 23);
+	/* pagemap does not show shmem swap entries: count the writes */
+	out = vmstat("pswpout");
+	page_out(p, npages);
+	out = vmstat("pswpout") - out;
+	if (out * 10 < (long)npages * 9) {
+		result("rafree", 0, "MADV_PAGEOUT swapped only %ld of %zu shmem pages", out, npages);
+		return 1;
+	}
+	for (i = 1; i < npages; i += 2)
+		if (madvise(p + i * PAGE_SZ, PAGE_SZ, MADV_REMOVE))
+			fatal("madvise(MADV_REMOVE): %s", strerror(errno));
+	a0 = pgalloc();
+	in0 = vmstat("pswpin");
+	for (i = 0; i < npages; i += 2)
+		if (check_page(p + i * PAGE_SZ, seed, i, 23))
+			bad++;
+	allocs = pgalloc() - a0;
+	reads = vmstat("pswpin") - in0;
+	munmap(p, npages * PAGE_SZ);
+	if (bad) {
+		result("rafree", 0, "%zu of %zu shmem pages came back wrong", bad, (npages + 1) / 2);
+		return 1;
+	}
+	if (reads < (long)npages / 4) {
+		result("rafree", 0, "only %ld pages were read from swap for %zu swapped pages", reads,
+		       (npages + 1) / 2);
+		return 1;
+	}
+	metric("ra_pages_read", reads);
+	metric("ra_page_allocs", allocs);
+	metric("ra_extra_allocs_per_page", (double)(allocs - reads) / reads);
+	result("rafree", 1, "%ld pages read back through readahead, %ld page allocations", reads, allocs);
+	return 0;
+}
+
+/*
+ * Fill the swap cache (lab 02's observable): swap PAGES private pages
+ * out, fork, and read them all in the child.  Each entry is shared (count
+ * 2), so even a synchronous device swaps it in through the swap cache,
+ * and it stays there while the parent still maps the entry.  With the
+ * pages cached, the child copies FILE (the grading build's
+ * /sys/kernel/debug/swaplab/swapcache) to stdout, then both verify.
+ */
+static int cmd_cachespread(int argc, char **argv)
+{
+	size_t npages = 32768, bad, i;
+	const char *file = "/sys/kernel/debug/swaplab/swapcache";
+	char line[256];
+	int opt, status;
+	unsigned char *p;
+	long swapped;
+	FILE *f;
+	pid_t pid;
+
+	while ((opt = getopt(argc, argv, "n:f:")) != -1) {
+		switch (opt) {
+		case 'n': npages = parse_long(optarg, "pages"); break;
+		case 'f': file = optarg; break;
+		default: fatal("usage: swaptest cachespread [-n pages] [-f file]");
+		}
+	}
+	p = xmap(npages * PAGE_SZ);
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 31);
+	swapped = page_out(p, npages);
+	if (swapped * 10 < (long)npages * 9) {
+		result("cachespread", 0, "only %ld of %zu pages swapped before fork", swapped, npages);
+		return 1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		fatal("fork: %s", strerror(errno));
+	if (!pid) {
+		bad = verify_range(p, 0, npages, 31);
+		f = fopen(file, "r");
+		if (!f)
+			fatal("%s: %s", file, strerror(errno));
+		while (fgets(line, sizeof(line), f))
+			printf("SWAPCACHE %s", line);
+		fclose(f);
+		fflush(stdout);
+		_exit(bad ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		fatal("waitpid: %s", strerror(errno));
+	bad = verify_range(p, 0, npages, 31);
+	munmap(p, npages * PAGE_SZ);
+	if (bad || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		result("cachespread", 0, "pages shared by fork came back wrong: parent %zu bad pages, child status %d",
+		       bad, status);
+		return 1;
+	}
+	result("cachespread", 1, "%zu fork-shared pages swapped in through the swap cache, intact", npages);
+	return 0;
+}
+
 /* swapon with an explicit priority (busybox's swapon has no -p). */
 static int cmd_swapon(int argc, char **argv)
 {
@@ -583,6 +732,10 @@ int main(int argc, char **argv)
 		return cmd_fork(argc - 1, argv + 1);
 	if (!strcmp(sub, "shmem"))
 		return cmd_shmem(argc - 1, argv + 1);
+	if (!strcmp(sub, "rafree"))
+		return cmd_rafree(argc - 1, argv + 1);
+	if (!strcmp(sub, "cachespread"))
+		return cmd_cachespread(argc - 1, argv + 1);
 	if (!strcmp(sub, "pressure"))
 		return cmd_pressure(argc - 1, argv + 1);
 	if (!strcmp(sub, "swapon"))
@@ -591,6 +744,6 @@ int main(int argc, char **argv)
 		return cmd_hold(argc - 1, argv + 1);
 	if (!strcmp(sub, "stuck"))
 		return cmd_stuck();
-	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|fork|shmem|swapon|stuck [options]\n");
+	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|fork|shmem|rafree|cachespread|swapon|stuck [options]\n");
 	return 2;
 }
