@@ -629,6 +629,19 @@ class Numbers(unittest.TestCase):
         ok, bad, skip = self.run_check(self.GOOD, self.ROWS)
         self.assertEqual((ok, bad, len(skip)), ([], [], 3))
 
+    def test_source_line_references(self):
+        repo = os.path.join(ROOT, 'work', 'linux')
+        if not os.path.isdir(repo):
+            self.skipTest('no kernel tree (make setup)')
+        self.write('labs/01-x/README.md', 'See mm/swapfile.c:1 `lock_cluster()` and mm/swapfile.c:355 `lock_cluster()`.\n')
+        os.environ['LINUX_REPO'] = repo
+        try:
+            ok, bad = self.n.source_lines(self.root)
+        finally:
+            del os.environ['LINUX_REPO']
+        self.assertEqual(len(ok), 1, ok)
+        self.assertTrue(bad and 'mm/swapfile.c:1 does not hold lock_cluster' in bad[0], bad)
+
     def test_significant_digits(self):
         self.assertEqual(self.n.sig_round(62.8, '60x'), 60.0)
         self.assertEqual(self.n.sig_round(0.0242, '0.024'), 0.024)
