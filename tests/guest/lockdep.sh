@@ -1,12 +1,14 @@
 # Lockdep coverage on the debug kernel: the swap paths that take the swap
 # device, cluster and swap-cache locks, each briefly: page-out and refault
 # (allocation, free, swap-in, readahead), fork (swap_duplicate, shared
-# entries), shmem, shmem readahead over freed slots, fork-shared pages
-# held in the swap cache, and swapoff with pages out (try_to_unuse).  Any lockdep,
-# BUG or WARNING splat on the console fails the check (vm/run watches).
+# entries, counts past SWAP_MAP_MAX in continuation pages), shmem, shmem
+# readahead over freed slots, fork-shared pages held in the swap cache,
+# and swapoff with pages out (try_to_unuse).  Any lockdep, BUG or WARNING
+# splat on the console fails the check (vm/run watches).
 . /lib/swaplab.sh
 swaptest pageout -n 4096 -t "$(nproc)" -N lockdep-pageout
 swaptest fork -n 4096
+swaptest manyfork -n 16 -c 70
 swaptest shmem -n 4096
 # shmem readahead over freed slots (lab 03's skip) and pages held in the
 # swap cache across trunks (lab 02's split), on this kernel's locks

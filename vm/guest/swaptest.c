@@ -20,6 +20,9 @@
  *   swaptest rafree [-n PAGES]
  *       Shmem pages out, every other one's slot freed, the rest read back:
  *       page allocations per page read (readahead over free slots).
+ *   swaptest manyfork [-n PAGES] [-c CHILDREN]
+ *       Entries shared by CHILDREN + 1 processes: swap counts past
+ *       SWAP_MAP_MAX (continuation pages), every copy verified.
  *   swaptest cachespread [-n PAGES] [-f FILE]
  *       Fork-shared pages swapped in through the swap cache; with them
  *       cached, print FILE (how the swap cache is spread over trunks).
@@ -685,6 +688,79 @@ static int cmd_cachespread(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Swap counts past SWAP_MAP_MAX (62): swap PAGES pages out and fork
+ * CHILDREN children that keep the mapping, so every entry is shared by
+ * CHILDREN + 1 processes and its count lives partly in a continuation
+ * page (add_swap_count_continuation(), swap_count_continued(): lab 01's
+ * count paths under the lock that protects the entry).  Then every child
+ * reads its copy back and exits, dropping the counts through the
+ * continuation again; the parent verifies last.
+ */
+static int cmd_manyfork(int argc, char **argv)
+{
+	size_t npages = 64, i, bad;
+	int opt, children = 70, k, failed = 0, status, fd[2];
+	unsigned char *p;
+	long swapped;
+	pid_t *pids;
+	char c;
+
+	while ((opt = getopt(argc, argv, "n:c:")) != -1) {
+		switch (opt) {
+		case 'n': npages = parse_long(optarg, "pages"); break;
+		case 'c': children = (int)parse_long(optarg, "children"); break;
+		default: fatal("usage: swaptest manyfork [-n pages] [-c children]");
+		}
+	}
+	pids = calloc((size_t)children, sizeof(*pids));
+	if (!pids)
+		fatal("out of memory");
+	p = xmap(npages * PAGE_SZ);
+	for (i = 0; i < npages; i++)
+		fill_page(p + i * PAGE_SZ, seed, i, 41);
+	swapped = page_out(p, npages);
+	if (swapped * 10 < (long)npages * 9) {
+		result("manyfork", 0, "only %ld of %zu pages swapped before forking", swapped, npages);
+		return 1;
+	}
+	if (pipe(fd))
+		fatal("pipe: %s", strerror(errno));
+	fflush(stdout);
+	for (k = 0; k < children; k++) {
+		pids[k] = fork();
+		if (pids[k] < 0)
+			fatal("fork %d: %s", k, strerror(errno));
+		if (!pids[k]) {
+			close(fd[1]);
+			/* hold the shared entries until every sibling exists */
+			while (read(fd[0], &c, 1) > 0)
+				;
+			_exit(verify_range(p, 0, npages, 41) ? 1 : 0);
+		}
+	}
+	close(fd[0]);
+	diag("manyfork: %zu entries shared by %d processes", npages, children + 1);
+	close(fd[1]);		/* release them all */
+	for (k = 0; k < children; k++) {
+		if (waitpid(pids[k], &status, 0) < 0)
+			fatal("waitpid: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	}
+	free(pids);
+	bad = verify_range(p, 0, npages, 41);
+	munmap(p, npages * PAGE_SZ);
+	if (failed || bad) {
+		result("manyfork", 0, "swap entries shared by %d processes (count continuation) went wrong: %d children saw bad pages, parent %zu",
+		       children + 1, failed, bad);
+		return 1;
+	}
+	result("manyfork", 1, "%zu swap entries shared by %d processes (counts past SWAP_MAP_MAX, continuation pages), every copy intact",
+	       npages, children + 1);
+	return 0;
+}
+
 /* swapon with an explicit priority (busybox's swapon has no -p). */
 static int cmd_swapon(int argc, char **argv)
 {
@@ -736,6 +812,8 @@ int main(int argc, char **argv)
 		return cmd_rafree(argc - 1, argv + 1);
 	if (!strcmp(sub, "cachespread"))
 		return cmd_cachespread(argc - 1, argv + 1);
+	if (!strcmp(sub, "manyfork"))
+		return cmd_manyfork(argc - 1, argv + 1);
 	if (!strcmp(sub, "pressure"))
 		return cmd_pressure(argc - 1, argv + 1);
 	if (!strcmp(sub, "swapon"))
@@ -744,6 +822,6 @@ int main(int argc, char **argv)
 		return cmd_hold(argc - 1, argv + 1);
 	if (!strcmp(sub, "stuck"))
 		return cmd_stuck();
-	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|fork|shmem|rafree|cachespread|swapon|stuck [options]\n");
+	fprintf(stderr, "usage: swaptest pageout|fill|hold|pressure|fork|shmem|rafree|cachespread|manyfork|swapon|stuck [options]\n");
 	return 2;
 }
