@@ -373,32 +373,48 @@ static void lab03_swapcount(struct kunit *test)
 	folio_put(folio);
 }
 
+/*
+ * Cluster readahead (the path shmem swap-in always takes) over free slots.
+ * Each call after the first is for the slot after the previous one, so
+ * swapin_nr_pages() opens a window of at least two slots: unpatched, each
+ * call allocates a page per window slot plus one for the target, and frees
+ * them when swapcache_prepare() says the slot is free.  Where the skip sits
+ * (in __read_swap_cache_async() or in the readahead loop) is the student's
+ * choice; that free slots cost no page is not.  The target here is free
+ * too, which a real fault's never is, so one page per call is allowed.
+ */
 static void lab03_skip_unused(struct kunit *test)
 {
 	struct swap_info_struct *si = swaplab_si(true);
-	unsigned long off, before, allocated;
-	bool new_page;
-	int n = 0;
+	struct vm_fault vmf = {};
+	unsigned long off, first, before, allocated;
+	struct page *page;
+	int n;
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab03: no swap device with cluster_info");
+	KUNIT_ASSERT_GT_MSG(test, READ_ONCE(page_cluster), 0,
+		"lab03: vm.page-cluster is 0: no readahead to test (a setup problem, not your code)");
+	/* 32 free slots in a row, window-aligned, in the device's top half */
+	for (first = (si->max - 32) & ~63UL; first > si->max / 2; first -= 64) {
+		for (n = 0; n < 32; n++)
+			if (READ_ONCE(si->swap_map[first + n]))
+				break;
+		if (n == 32)
+			break;
+	}
+	KUNIT_ASSERT_GT_MSG(test, first, si->max / 2,
+		"lab03: no run of 32 free slots (a setup problem, not your code)");
 	before = swaplab_pgalloc();
-	for (off = si->max - 1; off > si->max / 2 && n < 64; off--) {
-		struct page *page;
-
-		if (READ_ONCE(si->swap_map[off]))
-			continue;
-		n++;
-		page = __read_swap_cache_async(swp_entry(si->type, off), GFP_KERNEL,
-					       NULL, 0, &new_page);
+	for (off = first; off < first + 16; off++) {
+		page = swap_cluster_readahead(swp_entry(si->type, off), GFP_KERNEL, &vmf);
 		KUNIT_EXPECT_NULL_MSG(test, page,
 			"lab03: reading free slot %lu into the swap cache must fail", off);
 		if (page)
 			put_page(page);
 	}
 	allocated = swaplab_pgalloc() - before;
-	KUNIT_ASSERT_EQ(test, n, 64);
 	KUNIT_EXPECT_LT_MSG(test, allocated, 32UL,
-		"lab03: readahead of 64 unused slots allocated %lu pages: it must skip a slot with no references before allocating",
+		"lab03: readahead around 16 unused slots allocated %lu pages (under 32 allowed): it must skip a slot with no references before allocating",
 		allocated);
 }
 
