@@ -695,6 +695,22 @@ class Model(unittest.TestCase):
         self.assertEqual((r['lockdep_slowdown'], r['S_us'], r['Z_us']), (1.0, 30.0, 0.0))
 
 
+class Limits(unittest.TestCase):
+    def test_every_guest_check_has_a_measured_limit(self):
+        """A guest check without a row in grader/limits.tsv gets 600 s, and
+        a boot takes the longest limit of its checks: one new check left
+        out would let a hung kernel hold every check of its boot for ten
+        minutes (scripts/measure-limits writes the rows)."""
+        from swaplab import grade
+        have = grade.limits()
+        want = {c.id for c in checks.load() if c.kind == 'guest'}
+        if any(c.kind == 'lockfp' for c in checks.load()):
+            want.add('lockfp-mine')
+        self.assertEqual(sorted(want - set(have)), [],
+                         'guest checks with no row in grader/limits.tsv (run scripts/measure-limits '
+                         'on the reference grades of tests/stages, full tier)')
+
+
 class CommandLine(unittest.TestCase):
     def run_grade(self, *args, env=None):
         with tempfile.TemporaryDirectory() as d:
