@@ -703,8 +703,9 @@ class Limits(unittest.TestCase):
         minutes (scripts/measure-limits writes the rows)."""
         from swaplab import grade
         have = grade.limits()
-        want = {c.id for c in checks.load() if c.kind == 'guest'}
-        if any(c.kind == 'lockfp' for c in checks.load()):
+        all_checks = checks.load()
+        want = {c.id for c in all_checks if c.kind == 'guest'}
+        if any(c.kind == 'lockfp' for c in all_checks):
             want.add('lockfp-mine')
         self.assertEqual(sorted(want - set(have)), [],
                          'guest checks with no row in grader/limits.tsv (run scripts/measure-limits '
