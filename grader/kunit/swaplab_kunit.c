@@ -27,6 +27,8 @@
 #include <linux/memcontrol.h>
 #include <linux/vmstat.h>
 #include <linux/uaccess.h>
+#include <linux/kthread.h>
+#include <linux/completion.h>
 
 /* the first usable device with (SSD) or without (rotational) cluster_info */
 static struct swap_info_struct *swaplab_si(bool clustered)
@@ -130,10 +132,149 @@ static void lab01_cluster_order(struct kunit *test)
 	}
 }
 
+/*
+ * The count continuation path.  add_swap_count_continuation() reads a
+ * slot's count and links a continuation page for it; after lab 01,
+ * __swap_duplicate() and __swap_entry_free() change that count under the
+ * cluster lock alone.  So the continuation path must hold the slot's
+ * cluster lock too, or the two race on one count.  With the lock held
+ * here, a call on another CPU must not finish; once it is released, it
+ * must.  A call that finishes in the window is a fact, not a timing: the
+ * window only bounds how long a correct kernel waits (a slow host can
+ * only hide the bug, never fail a correct kernel).
+ */
+struct lab01_cont {
+	swp_entry_t entry;
+	struct completion started, done;
+	int ret;
+};
+
+static int lab01_cont_fn(void *arg)
+{
+	struct lab01_cont *c = arg;
+
+	complete(&c->started);
+	c->ret = add_swap_count_continuation(c->entry, GFP_KERNEL);
+	complete(&c->done);
+	return 0;
+}
+
+#define LAB01_TRIES 130	/* two refills of lab 06's 64-slot cache, and then some */
+#define LAB01_HOLD_MS 1000
+
+static void lab01_continuation(struct kunit *test)
+{
+	swp_entry_t *spare = kunit_kcalloc(test, LAB01_TRIES, sizeof(*spare), GFP_KERNEL);
+	struct swap_info_struct *si = NULL;
+	struct swap_cluster_info *ci;
+	struct task_struct *t;
+	struct lab01_cont *c;
+	struct folio *folio;
+	unsigned long off;
+	bool early = false, started;
+	ktime_t end;
+	int i, n = 0, cpu, other, count;
+
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	KUNIT_ASSERT_GE_MSG(test, num_online_cpus(), 2U,
+		"lab01: the continuation test needs two CPUs (a setup problem, not your code)");
+	/* not test-managed: a thread that never returns still writes to it */
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	folio = folio_alloc(GFP_KERNEL, 0);
+	if (!folio || mem_cgroup_charge(folio, NULL, GFP_KERNEL)) {	/* as in lab03_swapcount */
+		if (folio)
+			folio_put(folio);
+		kfree(c);
+		KUNIT_FAIL(test, "lab01: could not charge a folio (a setup problem, not your code)");
+		return;
+	}
+	/* a slot on a device with cluster_info (mixed mode alternates devices) */
+	while (n < LAB01_TRIES) {
+		c->entry = folio_alloc_swap(folio);
+		if (!c->entry.val)
+			break;
+		si = swap_info[swp_type(c->entry)];
+		if (si->cluster_info)
+			break;
+		spare[n++] = c->entry;
+		c->entry.val = 0;
+	}
+	for (i = 0; i < n; i++)
+		put_swap_folio(folio, spare[i]);
+	if (!c->entry.val) {
+		folio_put(folio);
+		kfree(c);
+		KUNIT_FAIL(test, "lab01: no swap slot on a device with cluster_info (a setup problem, not your code)");
+		return;
+	}
+	off = swp_offset(c->entry);
+	/* raise the count to SWAP_MAP_MAX, the most swap_map itself holds */
+	for (count = 0; count < SWAP_MAP_MAX; count++)
+		if (__swap_duplicate(c->entry, 1))
+			break;
+	if (count < SWAP_MAP_MAX) {
+		KUNIT_FAIL(test, "lab01: swap_duplicate() failed at count %d, below SWAP_MAP_MAX", count);
+		goto out;
+	}
+
+	init_completion(&c->started);
+	init_completion(&c->done);
+	migrate_disable();
+	cpu = smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	t = kthread_create(lab01_cont_fn, c, "swaplab-cont");
+	if (IS_ERR(t)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "lab01: could not start a thread (a setup problem, not your code)");
+		goto out;
+	}
+	kthread_bind(t, other);
+	ci = lock_cluster_or_swap_info(si, off);
+	wake_up_process(t);
+	end = ktime_add_ms(ktime_get(), LAB01_HOLD_MS);
+	while (ktime_before(ktime_get(), end)) {
+		if (completion_done(&c->done)) {
+			early = true;
+			break;
+		}
+		cpu_relax();
+	}
+	started = completion_done(&c->started);
+	unlock_cluster_or_swap_info(si, ci);
+	migrate_enable();
+	KUNIT_EXPECT_FALSE_MSG(test, early,
+		"lab01: add_swap_count_continuation() finished while another CPU held the slot's cluster lock: it must hold the cluster lock while it reads the count and links a continuation page, as every other writer of the count does");
+	if (!started)
+		kunit_info(test, "the continuation thread did not start within %d ms (inconclusive)", LAB01_HOLD_MS);
+	if (!wait_for_completion_timeout(&c->done, 10 * HZ)) {
+		/* it may still return: c and the slot stay theirs */
+		KUNIT_FAIL(test, "lab01: add_swap_count_continuation() did not finish within 10 s of the cluster lock's release");
+		return;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, c->ret, 0,
+		"lab01: add_swap_count_continuation() failed at a count of SWAP_MAP_MAX");
+	/* the count now carries into the continuation page */
+	i = __swap_duplicate(c->entry, 1);
+	KUNIT_EXPECT_EQ_MSG(test, i, 0,
+		"lab01: with a continuation page linked, a count above SWAP_MAP_MAX must carry into it");
+	if (!i)
+		count++;
+	KUNIT_EXPECT_EQ_MSG(test, swp_swapcount(c->entry), count,
+		"lab01: swp_swapcount() must read the count through its continuation page");
+out:
+	while (count-- > 0)
+		swap_free(c->entry);
+	put_swap_folio(folio, c->entry);
+	folio_put(folio);
+	kfree(c);
+}
+
 static struct kunit_case lab01_cases[] = {
 	KUNIT_CASE(lab01_lock_cluster),
 	KUNIT_CASE(lab01_fallback),
 	KUNIT_CASE(lab01_cluster_order),
+	KUNIT_CASE(lab01_continuation),
 	{}
 };
 

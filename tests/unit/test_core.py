@@ -6,7 +6,8 @@ The consoles in data/core/ are real runs of the stage 06 fast kernel
 (grader/run-group or grader/grade; the .run file beside each holds its nonce
 and vm/run's exit code; the .System.map files are the images' maps cut to the
 symbols the consoles name), except kunit-fail.console, which is kunit-pass.console with one
-case turned into a failure in the format lib/kunit/test.c prints.
+case turned into a failure in the format lib/kunit/test.c prints.  Both gained lab 01's
+fourth case (lab01_continuation, added after they were recorded) as lib/kunit/test.c prints it.
 """
 import json
 import os
@@ -401,7 +402,7 @@ class Scoring(unittest.TestCase):
         # a case that never printed (the suite crashed) earns nothing
         recs = self.records('01', **{'kunit-01': ('ERROR', None)})
         del next(x for x in recs if x.id == 'kunit-01').metrics['cases']['lab01_cluster_order']
-        self.assertEqual(self.grade('01', recs).score, 76.7)
+        self.assertEqual(self.grade('01', recs).score, 82.5)
 
     def test_failing_gate_caps_and_says_why(self):
         g = self.grade('01', self.records('01', **{'lockdep-clean': ('ERROR', None)}))
@@ -482,11 +483,11 @@ class Scoring(unittest.TestCase):
             p = os.path.join(d, 'r.json')
             g = Grade('01', 'x', 'c', [Record('kunit-01', '01', 0, 'FAIL')])
             g.records[0].metrics['cases'] = {'lab01_lock_cluster': 'FAILURE', 'lab01_fallback': 'SUCCESS',
-                                             'lab01_cluster_order': 'SUCCESS'}
+                                             'lab01_cluster_order': 'SUCCESS', 'lab01_continuation': 'SUCCESS'}
             report.write_json(g, p)
             out = subprocess.run([sys.executable, '-m', 'swaplab.scoring', '--lab', '01', '--replace', p],
                                  capture_output=True, text=True, cwd=os.path.join(ROOT, 'grader'))
-        self.assertEqual(json.loads(out.stdout)['score'], 76.7, out.stderr)
+        self.assertEqual(json.loads(out.stdout)['score'], 82.5, out.stderr)
 
 
 class Latency(unittest.TestCase):
