@@ -42,8 +42,9 @@ t_summary() {
 }
 
 # Tiers.  make test (what CI runs; cold within 45 minutes on 2 cores) boots
-# the kernels of stage 01 and lab 01 (and lab 02's start, for the student
-# edition) and runs every host-only check of every lab; make test-full
+# the kernels of stage 01 and lab 01 (lab 01's start, broken variants and
+# alternatives; the student edition grades the same start) and runs every
+# host-only check of every lab; make test-full
 # (SWAPLAB_TEST_FULL=1) grades every stage and every lab.  T_LABS lists
 # the labs (and stages) whose kernels this tier builds and boots
 # ("all": every one).
