@@ -16,6 +16,7 @@ echo 0 >/proc/lock_stat
 echo "$N" >"$batch" || { fail batch-alloc "could not allocate $N slots"; exit 1; }
 acq=$(lock_acq "$cls")
 echo free >"$batch" || { fail batch-alloc "could not give the $N slots back"; exit 1; }
+metric batch_slots "$N"
 metric batch_alloc_si_lock_acq "$acq"
 bound=$((N * 4 / 64))
 if [ "$acq" -ge 1 ] && [ "$acq" -le "$bound" ]; then

@@ -15,6 +15,9 @@ swaptest cachespread -n "$N" | tee /tmp/spread.out
 set -- $(awk '$1 == "SWAPCACHE" && $2 == "type" && $9 > 0 { print $5, $7, $9, $11; exit }' /tmp/spread.out)
 [ $# = 4 ] || { fail swapcache-spread "no swap-cache reading (is this a lab 02 grading build?)"; exit 1; }
 trunks=$1 spaces=$2 cached=$3 fullest=$4
+metric swapcache_pages "$N"
+metric swapcache_trunks "$trunks"
+metric swapcache_cached "$cached"
 metric swapcache_spaces "$spaces"
 metric swapcache_fullest_pct $((fullest * 100 / cached))
 if [ "$cached" -lt $((N / 2)) ]; then
