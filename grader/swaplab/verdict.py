@@ -2,13 +2,19 @@
 
 Each decide_* function takes the evidence (parsed logs, measured numbers)
 and returns a Record; nothing else in the grader sets a verdict.
+
+A figure that a black-box check reads from counters the kernel under test
+writes (vm events, lock_stat, /proc/swaps, the clock) and that lies outside
+what its workload can physically produce (grader/plausible.tsv) makes the
+check ERROR "implausible: ...", whatever the figure would have passed or
+failed: the kernel's counters, not its work, were measured.
 """
 from __future__ import annotations
 
 import dataclasses
 from typing import Dict, List, Optional
 
-from . import logs
+from . import logs, plausible
 from .checks import ROOT, Check
 
 VERDICTS = ('PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP')
@@ -72,6 +78,14 @@ class Record:
 
 def new(c: Check) -> Record:
     return Record(c.id, c.labs)
+
+
+def implausible(r: Record, f: plausible.Finding, excerpt: str = '') -> Record:
+    """The verdict of a check whose figure no working kernel can produce:
+    ERROR, the reason starting "implausible:" and naming the figure, its
+    value and its range (grader/plausible.tsv)."""
+    r.metrics['implausible'] = f.to_json()
+    return r.set('ERROR', f.reason(), excerpt)
 
 
 # ---------------------------------------------------------------- build
@@ -144,6 +158,11 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
                      '\n'.join(con.lines[max(sec.start, con.cut - 25):con.cut]))
     if c.kunit_lab:
         return _decide_kunit(r, c, con, sec)
+    f = plausible.find(c.id, sec.metrics())
+    if f:
+        # the figures as the run printed them, and its results
+        ex = [con.lines[t.line] for t in sec.tagged if t.kind in ('METRIC', 'RESULT')]
+        return implausible(r, f, '\n'.join(ex))
     fails = [(n, m) for n, v, m in results if v == 'FAIL']
     if fails:
         n, m = fails[0]
@@ -252,6 +271,10 @@ def decide_lockfp(c: Check, mine: Optional[Dict[str, str]], ref: Optional[Dict[s
     ex = '\n'.join(ex_lines)
     if a is None or b is None:
         return r.set('ERROR', 'lock_stat run failed (no si->lock count)', ex)
+    # the graded kernel's figures only: the solution's are the kit's own
+    f = plausible.find(c.id, mine or {})
+    if f:
+        return implausible(r, f, ex)
     fa, fb = float(a), float(b)
     r.metrics.update({'mine': fa, 'solution': fb, 'bound': factor})
     # time under si->lock per swapped page (lock_stat hold time; the debug
@@ -323,6 +346,13 @@ def decide_latency(c: Check, rounds: List[Dict[str, Optional[float]]], want: int
     done = len({x['round'] for x in rounds})
     if len(am) + len(bm) < 2 * done or not am or not bm:
         return r.set('ERROR', f'a latency run failed ({len(am) + len(bm)} of {2 * done} runs measured)', table)
+    # the graded kernel's runs only: the solution's are the kit's own
+    for x in rounds:
+        if x['who'] == 'mine':
+            f = plausible.find(c.id, {'fault_median_us': x['median'], 'fault_p99_us': x.get('p99')},
+                               note=f"round {x['round']} of your kernel")
+            if f:
+                return implausible(r, f, table)
     a, b = am[0], bm[0]
     med = lambda v: v[(len(v) - 1) // 2] if v else None   # noqa: E731
     ratio = a / b

@@ -11,6 +11,7 @@ fourth case (lab01_continuation, added after they were recorded) as lib/kunit/te
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 
-from swaplab import checks, logs, model, report, scoring, verdict  # noqa: E402
+from swaplab import checks, logs, model, plausible, report, scoring, verdict  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
 from swaplab.verdict import Record  # noqa: E402
@@ -534,8 +535,12 @@ class LockFootprint(unittest.TestCase):
     C1 = Check('01', 'lockfp-01', 'lockfp', ['01', '1.5'])
 
     @staticmethod
-    def m(takes):
-        return {'si_lock_acq_per_page': takes}
+    def m(takes, pages='4096', swapped='4096.000'):
+        """lockstat.sh's figures as decide_lockfp gets them: the takes per
+        page, with the pages written out (pswpout) and the pages swaptest
+        saw swapped, which every run prints beside them (4096: the
+        workload of scripts/lockstat-run and the grade)."""
+        return {'si_lock_acq_per_page': takes, 'pages': pages, 'swapped_pages': swapped}
 
     def test_a_smaller_cache_passes_lab_06(self):
         # a 32-slot cache (tests/alternatives/06-cache-32): about 2x the
@@ -569,6 +574,387 @@ class LockFootprint(unittest.TestCase):
         # solution's 64): the series' idea, sized within reason
         c = {x.id: x for x in checks.load()}
         self.assertEqual(c['lockfp-06'].args, ['06', '4'])
+
+
+class Plausible(unittest.TestCase):
+    """grader/plausible.tsv: a figure the kernel under test can forge (its
+    counters) gets the range its workload can physically produce.  For each
+    range a figure inside keeps the verdict it had without the table, one
+    outside is ERROR "implausible: ...", and, with that range taken out of
+    the table, the outside figure is no longer caught: each test below can
+    fail.  The inside figures are the ones measured on the reference stages
+    and lab starts (grader/plausible.tsv quotes them); the outside ones
+    include the four observed in issue 26 (readahead-free -0.331; lockfp
+    0.0000 on labs 01 and 06; batch-alloc 8 takes; batch-free 1 take for
+    512 slots)."""
+    NONCE = 'ef' * 12
+    LOCKFP = {'01': Check('01', 'lockfp-01', 'lockfp', ['01', '1.5']),
+              '06': Check('06', 'lockfp-06', 'lockfp', ['06', '4'])}
+    LATENCY = Check('all', 'latency', 'latency', ['2.00', '5'])
+
+    @classmethod
+    def guest_console(cls, cid, metrics, results):
+        """One check's console as its guest script prints it."""
+        n = cls.NONCE
+        lines = ['SWAPLAB-READY 2 cpus', 'SWAPLAB-GO', f'SWAPLAB {n} CHECK {cid} 1.00']
+        lines += [f'SWAPLAB {n} METRIC {k} {v}' for k, v in metrics.items()]
+        lines += [f'SWAPLAB {n} RESULT {r}' for r in results]
+        lines += [f'SWAPLAB {n} CHECK end 2.00', '']
+        return logs.parse_console('\n'.join(lines), n, 0)
+
+    # the guest checks: (check, its script, metrics, result lines as the script prints them)
+    @staticmethod
+    def rafree(read, allocs, touched=2048):
+        x = f'{(allocs - read) / read:.3f}'
+        ok = float(x) <= 0.25
+        res = [f'rafree PASS {read} pages read back through readahead, {allocs} page allocations',
+               f'ra-free-slots PASS readahead over free slots: {x} extra page allocations per page read (bound 0.25)'
+               if ok else f'ra-free-slots FAIL readahead allocated {x} extra pages per page read (bound 0.25): '
+               'a page is allocated for a slot nobody uses before the slot is checked']
+        return ('readahead-free', 'rafree.sh', {'ra_pages_touched': touched, 'ra_pages_read': f'{read:.3f}',
+                                                'ra_page_allocs': f'{allocs:.3f}', 'ra_extra_allocs_per_page': x}, res)
+
+    @staticmethod
+    def batchalloc(acq, n=512):
+        ok = 1 <= acq <= n * 4 // 64
+        return ('batch-alloc', 'batchalloc.sh', {'batch_slots': n, 'batch_alloc_si_lock_acq': acq},
+                [f'batch-alloc {"PASS" if ok else "FAIL"} allocating {n} slots in batches of 64 took si->lock {acq} times'])
+
+    @staticmethod
+    def batchfree(acq, devices=2, n=512):
+        ok = acq >= 1 and acq * 64 <= n
+        m = {'batch_slots': n, 'batch_devices': devices, 'batch_free_si_lock_acq': acq}
+        if devices is None:
+            del m['batch_devices']
+        return ('batch-free', 'batchfree.sh', m,
+                [f'batch-free {"PASS" if ok else "FAIL"} freeing {n} slots in one batch took si->lock {acq} times'])
+
+    @staticmethod
+    def spread(spaces, trunks, cached, fullest, n=32768):
+        pct = fullest * 100 // cached
+        ok = cached >= n // 2 and fullest * 100 <= cached * 75
+        return ('swapcache-spread', 'cachespread.sh',
+                {'swapcache_pages': n, 'swapcache_trunks': trunks, 'swapcache_cached': cached,
+                 'swapcache_spaces': spaces, 'swapcache_fullest_pct': pct},
+                [f'cachespread PASS {n} fork-shared pages swapped in through the swap cache, intact',
+                 f'swapcache-spread {"PASS" if ok else "FAIL"} {cached} swap-cache pages over {spaces} '
+                 f'address_spaces ({trunks} trunks): the fullest holds {pct}% (bound 75%)'])
+
+    @staticmethod
+    def fill(pct):
+        return ('fill-drain', 'fill.sh', {'fill_used_pct': pct, 'drain_free_pages': '32767.000'},
+                [f'fill PASS filled swap to {pct}%, read back intact, SwapFree back to 32767 of 32768',
+                 'fill-swapoff PASS swapoff after fill succeeded'])
+
+    def cases(self):
+        """(range figure, what, input, verdict inside or None for an outside
+        figure).  An input is a guest check's tuple, ('lockfp', lab, mine)
+        or ('latency', mine medians)."""
+        lockfp = lambda lab, takes, pages='4096', swapped='4096.000': (  # noqa: E731
+            'lockfp', lab, LockFootprint.m(takes, pages, swapped))
+        return [
+            # lockfp: the pages written out (pswpout), the denominator
+            ('pages', 'lab 06, 4096 of 4096 pages swapped', lockfp('06', '0.0239'), 'PASS'),
+            ('pages', 'lab 06 start with pswpout x16: 1.5 takes a page read as 0.0938', lockfp('06', '0.0938', '65536'), None),
+            ('pages', 'no page written out at all', lockfp('06', '0.0239', '0'), None),
+            # lockfp: takes per page
+            ('si_lock_acq_per_page', 'lab 06 reference, 0.0239', lockfp('06', '0.0239'), 'PASS'),
+            ('si_lock_acq_per_page', 'lab 01 reference, 1.5010', lockfp('01', '1.5010'), 'PASS'),
+            ('si_lock_acq_per_page', 'lab 01 start, 6.5029 (fails its bound)', lockfp('01', '6.5029'), 'FAIL'),
+            ('si_lock_acq_per_page', 'the least a 4096-page run can take: 8, 0.0020', lockfp('06', '0.0020'), 'PASS'),
+            ('si_lock_acq_per_page', 'a 1024-page run: 0 takes is possible', lockfp('06', '0.0000', '1024', '1024.000'), 'PASS'),
+            ('si_lock_acq_per_page', 'observed on lab 01: 0.0000 over 4096 pages', lockfp('01', '0.0000'), None),
+            ('si_lock_acq_per_page', 'observed on lab 06: 0.0000 over 4096 pages', lockfp('06', '0.0000'), None),
+            ('si_lock_acq_per_page', 'one take short of the least: 7 takes, 0.0017', lockfp('06', '0.0017'), None),
+            # readahead-free
+            ('ra_pages_read', 'the reference: 2048 kept pages read, 0.007 extra', self.rafree(2048, 2062), 'PASS'),
+            ('ra_pages_read', 'pswpin raised past the 2048 kept pages', self.rafree(4096, 4100), None),
+            ('ra_extra_allocs_per_page', 'the reference, 0.007', self.rafree(2048, 2062), 'PASS'),
+            ('ra_extra_allocs_per_page', 'the lab start, about 1.0 (fails its bound)', self.rafree(2048, 4096), 'FAIL'),
+            ('ra_extra_allocs_per_page', 'observed: -0.331 (fewer allocations than reads)', self.rafree(2048, 1370), None),
+            ('ra_extra_allocs_per_page', 'more than a 32-slot window per read', self.rafree(2048, 2048 * 40), None),
+            # batch-alloc
+            ('batch_alloc_si_lock_acq', 'observed: 8 for 512 (the reference: 512 / 64)', self.batchalloc(8), 'PASS'),
+            ('batch_alloc_si_lock_acq', 'the lab start, 512 (fails its bound)', self.batchalloc(512), 'FAIL'),
+            ('batch_alloc_si_lock_acq', 'SWAP_BATCH 256 (lab 04\'s challenge): 2', self.batchalloc(2), 'PASS'),
+            ('batch_alloc_si_lock_acq', '1 take for 512 slots', self.batchalloc(1), None),
+            ('batch_alloc_si_lock_acq', 'no take at all', self.batchalloc(0), None),
+            ('batch_alloc_si_lock_acq', 'more than two a slot', self.batchalloc(1025), None),
+            # batch-free
+            ('batch_devices', 'two devices', self.batchfree(2), 'PASS'),
+            ('batch_devices', 'the slots on no device', self.batchfree(2, devices=0), None),
+            ('batch_free_si_lock_acq', 'the reference: 2 for two devices', self.batchfree(2), 'PASS'),
+            ('batch_free_si_lock_acq', 'the lab start: 512 (fails its bound)', self.batchfree(512), 'FAIL'),
+            ('batch_free_si_lock_acq', 'every slot on one device: 1', self.batchfree(1, devices=1), 'PASS'),
+            ('batch_free_si_lock_acq', 'observed: 1 take for 512 slots on two devices', self.batchfree(1), None),
+            ('batch_free_si_lock_acq', 'more than two a slot', self.batchfree(1025), None),
+            ('batch_free_si_lock_acq', 'no batch_devices printed', self.batchfree(2, devices=None), None),
+            # swapcache-spread
+            ('swapcache_spaces', 'the reference: 8 over 8 trunks', self.spread(8, 8, 32768, 4096), 'PASS'),
+            ('swapcache_spaces', '9 address_spaces for 8 trunks', self.spread(9, 8, 32768, 3641), None),
+            ('swapcache_cached', 'all 32768 pages cached', self.spread(8, 8, 32768, 4096), 'PASS'),
+            ('swapcache_cached', 'more pages cached than swapped', self.spread(8, 8, 65536, 8192), None),
+            ('swapcache_fullest_pct', 'the reference: 12% over 8', self.spread(8, 8, 32768, 4096), 'PASS'),
+            ('swapcache_fullest_pct', 'the lab start: 100% over 1 (fails its bound)', self.spread(1, 8, 32768, 32768), 'FAIL'),
+            ('swapcache_fullest_pct', 'the lab start, a page gone between the two reads: 99%', self.spread(1, 8, 32768, 32767), 'FAIL'),
+            ('swapcache_fullest_pct', 'the fullest below the average: 5% over 8', self.spread(8, 8, 32768, 1700), None),
+            # fill-drain
+            ('fill_used_pct', 'every lab start: 96.194', self.fill('96.194'), 'PASS'),
+            ('fill_used_pct', 'more swap used than there is', self.fill('104.000'), None),
+            # latency: the graded kernel's medians
+            ('fault_median_us', 'stage 06 against itself', ('latency', [18.2, 18.9, 19.4]), 'PASS'),
+            ('fault_median_us', 'a kernel slowed 100 us a fault (fails its bound)', ('latency', [127.39, 130.0, 129.0]), 'FAIL'),
+            ('fault_median_us', 'a fault faster than copying 4 KiB', ('latency', [0.01, 18.9, 19.4]), None),
+        ]
+
+    def decide(self, inp):
+        if inp[0] == 'lockfp':
+            _, lab, mine = inp
+            ref = {'06': '0.0239', '01': '1.5010'}[lab]
+            return verdict.decide_lockfp(self.LOCKFP[lab], mine, {'si_lock_acq_per_page': ref}, lab,
+                                         float(self.LOCKFP[lab].args[1]))
+        if inp[0] == 'latency':
+            return verdict.decide_latency(self.LATENCY, Latency.rounds(inp[1], [17.78, 18.6, 18.0]), 5, 2.0)
+        cid, script, metrics, results = inp
+        con = self.guest_console(cid, metrics, results)
+        return decide_all(con, [Check('x', cid, 'guest', ['fast', 'pmem', script])])[cid]
+
+    def with_table(self, text):
+        """A context in which the grader reads TEXT as grader/plausible.tsv."""
+        test = self
+
+        class Ctx:
+            def __enter__(self):
+                self.d = tempfile.TemporaryDirectory()
+                p = os.path.join(self.d.name, 'plausible.tsv')
+                with open(p, 'w') as f:
+                    f.write(text)
+                self.old = os.environ.get('SWAPLAB_PLAUSIBLE')
+                os.environ['SWAPLAB_PLAUSIBLE'] = p
+                return p
+
+            def __exit__(self, *a):
+                if self.old is None:
+                    del os.environ['SWAPLAB_PLAUSIBLE']
+                else:
+                    os.environ['SWAPLAB_PLAUSIBLE'] = self.old
+                self.d.cleanup()
+                test.assertIsNotNone(plausible.table())
+        return Ctx()
+
+    @staticmethod
+    def shipped():
+        with open(plausible.PLAUSIBLE_TSV) as f:
+            return f.read()
+
+    def without(self, figure):
+        """The shipped table less FIGURE's range lines."""
+        lines = self.shipped().split('\n')
+        out = [l for l in lines if not (l.startswith('range\t') and l.split('\t')[2] == figure)]
+        self.assertLess(len(out), len(lines), f'no range for {figure}')
+        return '\n'.join(out)
+
+    def test_inside_keeps_its_verdict(self):
+        for fig, what, inp, want in self.cases():
+            if want is None:
+                continue
+            with self.subTest(figure=fig, case=what):
+                r = self.decide(inp)
+                self.assertEqual(r.verdict, want, r.reason)
+                self.assertNotIn('implausible', r.reason)
+                with self.with_table(''):          # as without the table
+                    self.assertEqual((self.decide(inp).verdict, self.decide(inp).reason), (r.verdict, r.reason))
+
+    def test_outside_is_implausible(self):
+        for fig, what, inp, want in self.cases():
+            if want is not None:
+                continue
+            with self.subTest(figure=fig, case=what):
+                r = self.decide(inp)
+                self.assertEqual(r.verdict, 'ERROR', r.reason)
+                self.assertTrue(r.reason.startswith(f'implausible: {fig} '), r.reason)
+                self.assertTrue('is outside its range [' in r.reason or 'cannot be checked' in r.reason, r.reason)
+                self.assertEqual(r.metrics['implausible']['figure'], fig)
+
+    def test_each_range_is_needed(self):
+        # without its range, every outside figure is no longer implausible:
+        # the tests above fail when a range is removed
+        for fig, what, inp, want in self.cases():
+            if want is not None:
+                continue
+            with self.subTest(figure=fig, case=what), self.with_table(self.without(fig)):
+                r = self.decide(inp)
+                self.assertFalse(r.reason.startswith(f'implausible: {fig} '), r.reason)
+
+    def test_every_range_has_both_cases(self):
+        have = {}
+        for fig, _, _, want in self.cases():
+            have.setdefault(fig, set()).add(want is None)
+        for r in plausible.load().ranges:
+            self.assertEqual(have.get(r.figure), {True, False}, f'{r.where}: {r.figure} needs a figure inside and one outside')
+
+    def test_the_observed_forgeries(self):
+        # issue 26: what each observed figure gets now, and why
+        got = {what: self.decide(inp) for _, what, inp, _ in self.cases()}
+        r = got['observed: -0.331 (fewer allocations than reads)']
+        self.assertIn('implausible: ra_extra_allocs_per_page -0.331 is outside its range [0, 32]', r.reason)
+        for lab in ('01', '06'):
+            r = got[f'observed on lab {lab}: 0.0000 over 4096 pages']
+            self.assertIn('implausible: si_lock_acq_per_page 0.0000 is outside its range [0.00195312, inf]', r.reason)
+        # 8 takes for 512 slots is the reference's own figure: no range can tell it from honest work
+        self.assertEqual(got['observed: 8 for 512 (the reference: 512 / 64)'].verdict, 'PASS')
+        r = got['observed: 1 take for 512 slots on two devices']
+        self.assertIn('implausible: batch_free_si_lock_acq 1 is outside its range [2, 1024] (batch_devices 2, '
+                      'batch_slots 512)', r.reason)
+
+    def test_lockfp_and_latency_judge_the_runs_they_read(self):
+        # the grade runs lockstat.sh as its own record (lockfp-mine) and
+        # the refault runs as measurements (run.measure_run: id "run"):
+        # those pass their figures on, and the lockfp and latency checks
+        # themselves say "implausible:" (grade.py would otherwise prefix a
+        # failed lockfp-mine's reason with "lock_stat run on your kernel:")
+        con = self.guest_console('lockfp-mine', {'pages': 4096, 'si_lock_acq': 0, 'si_lock_acq_per_page': '0.0000',
+                                                 'swapped_pages': '4096.000'},
+                                 ['lockstat-workload PASS 4096 pages x 1 rounds swapped out and back on 2 threads',
+                                  'lockstat PASS lock_stat collected over 4096 swapped pages'])
+        sec = con.sections()[0]
+        mine_r = verdict.decide_guest(Check('lockfp', 'lockfp-mine', 'guest', ['debug', 'pmem', 'lockstat.sh']),
+                                      con, sec, 60, last=True)
+        self.assertEqual(mine_r.verdict, 'PASS', mine_r.reason)
+        mine = {k: str(v) for k, v in sec.metrics().items()}
+        r = verdict.decide_lockfp(self.LOCKFP['06'], mine, {'si_lock_acq_per_page': '0.0239'}, '06', 4.0)
+        self.assertTrue(r.reason.startswith('implausible: si_lock_acq_per_page 0.0000'), r.reason)
+        con = self.guest_console('run', {'swapped_pages': '16384.000', 'fault_median_us': '0.010'},
+                                 ['refault PASS 16384 pages x 1 rounds swapped out and back on 2 threads'])
+        run_r = verdict.decide_guest(Check('-', 'run', 'guest', ['fast', 'pmem', 'refault.sh']), con,
+                                     con.sections()[0], 600, last=True)
+        self.assertEqual(run_r.verdict, 'PASS', run_r.reason)
+
+    def test_figures_and_bounds_are_what_the_scripts_print(self):
+        # a range whose figure or bound the run never prints would never
+        # apply, or always fail: each name is printed by the check's script
+        # (or by swaptest, which it runs)
+        def text(*names):
+            out = ''
+            for n in names:
+                with open(os.path.join(ROOT, n)) as f:
+                    out += f.read()
+            return out
+        swaptest = 'vm/guest/swaptest.c'
+        scripts = {c.id: text(f'tests/guest/{c.script}', swaptest) for c in checks.load() if c.kind == 'guest'}
+        for c in checks.load():
+            if c.kind == 'lockfp':
+                scripts[c.id] = text('tests/guest/lockstat.sh', swaptest)
+            if c.kind == 'latency':
+                scripts[c.id] = text('tests/guest/refault.sh', swaptest)
+        tab = plausible.load()
+        for r in tab.ranges:
+            ids = [i for i in scripts if r.applies(i)]
+            self.assertTrue(ids, f'{r.where}: {r.checks} names no check of grader/checks.tsv')
+            names = [r.figure] + [n for e in (r.low, r.high) if e for n in e.names if n not in tab.consts]
+            for i in ids:
+                for n in names:
+                    self.assertTrue(re.search(rf'\b(metric|put)(\(| )"?{n}\b', scripts[i]),
+                                    f'{r.where}: {i} prints no {n}')
+
+    def test_saved_consoles_keep_their_verdicts(self):
+        # the real consoles of tests/unit/data/core: every check, decided
+        # with and without the table, the same
+        for name in ('kunit-pass', 'kunit-fail', 'late-error', 'next', 'split-line', 'stuck', 'hung-swapoff'):
+            con = load(name)
+            secs = [s for s in con.sections() if s.id]
+            smap = logs.SystemMap(os.path.join(CORE, f'{name}.System.map'))
+            for s in secs:
+                script = {'kunit': 'kunit.sh'}.get(s.id.split('-')[0], 'passes.sh')
+                args = [s.id.split('-')[1]] if s.id.startswith('kunit-') else []
+                c = Check('all', s.id, 'guest', ['fast', 'pmem', script, *args])
+                with self.subTest(console=name, check=s.id):
+                    r = verdict.decide_guest(c, con, s, 20, smap, last=s is secs[-1])
+                    with self.with_table(''):
+                        r0 = verdict.decide_guest(c, con, s, 20, smap, last=s is secs[-1])
+                    self.assertEqual((r.verdict, r.reason), (r0.verdict, r0.reason))
+
+    def test_recorded_figures_are_plausible(self):
+        # every figure the saved grades of tests/unit/data/scoring hold
+        # (the lab starts and broken variants, real runs of 2026-12-04),
+        # with the workload figures their scripts print now beside them
+        # (512 slots over the two devices of `two` mode; 4096 pages)
+        n = 0
+        for p in sorted(os.listdir(os.path.join(DATA, 'scoring'))):
+            g = report.read_json(os.path.join(DATA, 'scoring', p))
+            for r in g.records:
+                m = dict(r.metrics)
+                if r.id == 'batch-free':
+                    m.update(batch_slots='512', batch_devices='2')
+                if r.id.startswith('lockfp-'):
+                    m = {'si_lock_acq_per_page': f"{m['mine']:.4f}", 'pages': '4096', 'swapped_pages': '4096.000'}
+                figs = [m] if r.id != 'latency' else [{'fault_median_us': x} for x in m['mine_medians_us']]
+                for f in figs:
+                    with self.subTest(grade=p, check=r.id):
+                        self.assertIsNone(plausible.find(r.id, f), f)
+                        n += any(x.applies(r.id) and x.figure in f for x in plausible.load().ranges)
+        self.assertGreaterEqual(n, 10)
+
+    def test_reports_carry_it_as_an_error(self):
+        # lab 03's own readahead-free, implausible: it earns nothing (as any
+        # ERROR), and every report says why
+        r = self.decide(self.rafree(2048, 1370))
+        recs = Scoring.records(self, '03')
+        recs = [r if x.id == 'readahead-free' else x for x in recs]
+        g = Scoring.grade(self, '03', recs)
+        self.assertEqual(g.score, 60)
+        x = next(x for x in g.records if x.id == 'readahead-free')
+        self.assertEqual((x.verdict, x.score, x.points), ('ERROR', 0, 40))
+        t = report.junit_tree(g).getroot()
+        e = t.find("testcase[@name='readahead-free']/error")
+        self.assertTrue(e.get('message').startswith('ERROR: implausible: ra_extra_allocs_per_page -0.331'))
+        self.assertIn('METRIC ra_extra_allocs_per_page -0.331', e.text)
+        gs = next(x for x in report.gradescope(g)['tests'] if x['name'] == 'readahead-free')
+        self.assertEqual(gs['status'], 'failed')
+        self.assertTrue(gs['output'].startswith('ERROR: implausible: ra_extra_allocs_per_page'))
+        with tempfile.TemporaryDirectory() as d:
+            paths = Reports.write_all(self, g, d)
+            rc, out = Reports.validate(self, paths)
+            self.assertEqual(rc, 0, out)
+            h = report.read_json(paths[0])
+        y = next(x for x in h.records if x.id == 'readahead-free')
+        self.assertEqual((y.verdict, y.metrics['implausible']['figure']), ('ERROR', 'ra_extra_allocs_per_page'))
+
+    def test_malformed_table_is_named(self):
+        good = 'const\tB\t64\nrange\tbatch-alloc\tbatch_alloc_si_lock_acq\tceil(batch_slots / B)\t-\twhy\n'
+        self.assertEqual(len(plausible.load(self._write(good)).ranges), 1)
+        for bad, says in (('range\tx\tfig\t1\n', 'expected'),
+                          ('range\tx\tfig\t-\t-\twhy\n', 'needs LOW or HIGH'),
+                          ('range\tx\tfig\t__import__("os")\t-\twhy\n', 'only numbers'),
+                          ('range\tx\tfig\tfig + 1\t-\twhy\n', 'bounds itself'),
+                          ('range\tx\tfig\t1 +\t-\twhy\n', 'not an expression'),
+                          ('range\tx\tfig\t2 ** 3\t-\twhy\n', 'only numbers'),
+                          ('const\tB\tmany\n', 'expected a number'),
+                          ('const\tB\t1\nconst\tB\t2\n', 'a new name'),
+                          ('range\tx\tfig\t1\t2\twhy\nrange\tx\tfig\t1\t3\twhy\n', 'a second range'),
+                          ('limit\tx\n', 'expected')):
+            with self.subTest(line=bad):
+                p = self._write(bad)
+                with self.assertRaises(checks.TableError) as e:
+                    plausible.load(p)
+                self.assertIn(f'{p}:', str(e.exception))
+                self.assertIn(says, str(e.exception))
+        plausible.load()     # the shipped table reads
+
+    def _write(self, text):
+        d = tempfile.mkdtemp()
+        self.addCleanup(lambda: subprocess.run(['rm', '-rf', d]))
+        p = os.path.join(d, 'p.tsv')
+        with open(p, 'w') as f:
+            f.write(text)
+        return p
+
+    def test_a_bad_table_stops_the_grade_loudly(self):
+        # read when the first check is decided: a TableError (grader error,
+        # exit 3), never a check that silently goes unchecked
+        with self.with_table('range\tbatch-free\tbatch_free_si_lock_acq\tlots\n'):
+            with self.assertRaises(checks.TableError):
+                self.decide(self.batchfree(2))
 
 
 class Numbers(unittest.TestCase):
