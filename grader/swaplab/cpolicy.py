@@ -1,0 +1,306 @@
+"""The policy on what the compiler reads: each lab file as gcc preprocesses
+it (gcc -E -dD inside the sandbox, scripts/cpp-dump), the submission's
+against the lab start's.
+
+The white-box suites are appended to the lab files (scripts/overlay), so
+everything the submission defines before the suite's include point is in
+the suite's preprocessor state.  Two rules follow:
+
+  macros   the macro table at the suite's include point must be the lab
+           start's, except (a) macros that the lab's reference itself adds,
+           changes or removes in the lab's files (the student writes those:
+           their bodies may not use position-dependent builtins or
+           forbidden identifiers), (b) new integer constants under names
+           that the start's whole translation unit (suite included) never
+           uses, and (c) integer constants of the lab's own files given
+           another integer value.  Anything else -- a function-like macro
+           over a kernel function, a redefined builtin, a macro named like
+           something the suite calls -- could rewrite the suite.
+  tokens   what the compiler reads before the suite, after every macro is
+           expanded (pastes and splices included): no more identifiers of
+           the usermode helper, in-kernel file I/O, KUnit or the kit than
+           the start has, no lockdep identifier the start's unit never
+           uses, no new string literal (adjacent ones joined) that imitates
+           a result or KTAP line, no section name the start does not use.
+A violation rejects the submission with the rule named.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+import pickle
+import re
+import subprocess
+import sys
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import policy
+
+# the line the overlay puts before each suite's #include (scripts/overlay)
+CUT = 'SWAPLAB_LAB'
+POSITIONAL = {'__LINE__', '__COUNTER__', '__FILE__', '__BASE_FILE__', '__FILE_NAME__', '__INCLUDE_LEVEL__',
+              '__TIMESTAMP__', '__DATE__', '__TIME__'}
+# identifier families counted against the start (no kernel macro the labs
+# use expands to them); lockdep's are judged as a set, since spin_lock_init
+# and lockdep_assert_held expand to lockdep identifiers on the debug kernel
+COUNTED = ('usermode helper', 'file I/O', 'kunit', 'swaplab')
+
+_TOKEN = re.compile(r'(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"|(?:[LUu]|u8)?\'(?:[^\'\\\n]|\\.)*\'|'
+                    r'\.?[0-9](?:[eEpP][+-]|[\w.])*|[A-Za-z_]\w*|##|\S')
+_IDENT = re.compile(r'[A-Za-z_]\w*\Z')
+_STR = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# a run of adjacent string literals (with their prefixes), as the compiler joins them
+_STRRUN = re.compile(r'(?:(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
+_SECTION = re.compile(r'\b__section__\s*\(\s*"((?:[^"\\\n]|\\.)*)"')
+_IDENTS = re.compile(r'\b[A-Za-z_]\w*')
+_STRIP = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|\b[0-9][\w.]*')
+_DEFINE = re.compile(r'#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?\s?(.*)\Z', re.S)
+_UNDEF = re.compile(r'#\s*undef\s+([A-Za-z_]\w*)')
+_MARKER = re.compile(r'#\s*(?:line\s+)?([0-9]+)\s+"((?:[^"\\]|\\.)*)"')
+# a path in the tree, without the folder the tree was in
+_TREE = re.compile(r'^/.*?/(?=(?:mm|include|arch)/)')
+_KERN = re.compile(r'\\0*1.')        # a printk level: KERN_SOH and its letter
+_INT = re.compile(r'(?:0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*\Z')
+_INT_OPS = set('()+-*/%<>&|^~!?:') | {'<<', '>>'}
+
+
+@dataclasses.dataclass
+class Violation:
+    rule: str
+    where: str
+    text: str
+
+    def __str__(self) -> str:
+        return f'{self.rule}: {self.where}: {self.text.strip()[:160]}'
+
+
+@dataclasses.dataclass
+class Macro:
+    params: Optional[str]     # None: object-like
+    body: str
+    where: str                # file:line of the definition
+
+    def same(self, o: 'Macro') -> bool:
+        return self.params == o.params and self.body.split() == o.body.split()
+
+    def text(self, name: str) -> str:
+        return f"#define {name}{self.params or ''} {self.body}"
+
+
+@dataclasses.dataclass
+class Unit:
+    """One preprocessed file: the macro table at the suite's include point,
+    the identifiers of the whole unit, and the tokens before the suite."""
+    macros: Dict[str, Macro]
+    idents: Set[str]
+    before: collections.Counter          # identifiers before the suite
+    strings: collections.Counter         # string literals before it (joined)
+    sections: Set[str]
+    cut: bool                            # the include point was found
+
+
+def tokens(text: str) -> List[str]:
+    return _TOKEN.findall(text)
+
+
+def _unquote(tok: str) -> str:
+    return tok[tok.index('"') + 1:-1]
+
+
+def parse(text: str) -> Unit:
+    """A gcc -E -dD output."""
+    lines = text.split('\n')
+    cut_at = -1
+    for i, l in enumerate(lines):
+        if l.startswith('#define ' + CUT + ' '):
+            cut_at = i
+    macros: Dict[str, Macro] = {}
+    where, n = '?', 0
+    code: List[List[str]] = [[], []]     # the code lines before the suite, after it
+    for i, l in enumerate(lines):
+        in_region = cut_at < 0 or i < cut_at
+        if not l.startswith('#'):
+            code[0 if in_region else 1].append(l)
+            n += 1
+            continue
+        m = _MARKER.match(l)
+        if m:
+            where, n = _TREE.sub('', m.group(2)), int(m.group(1))
+            continue
+        n += 1
+        if in_region:
+            d = _DEFINE.match(l)
+            if d:
+                macros[d.group(1)] = Macro(d.group(2), d.group(3), f'{where}:{n - 1}')
+            else:
+                u = _UNDEF.match(l)
+                if u:
+                    macros.pop(u.group(1), None)
+    text = '\n'.join(code[0])
+    strings = collections.Counter(''.join(_unquote(t) for t in _STR.findall(m.group(0)))
+                                  for m in _STRRUN.finditer(text))
+    sections = set(_SECTION.findall(text))
+    before = collections.Counter(_IDENTS.findall(_STRIP.sub(' ', text)))
+    idents = set(before) | set(_IDENTS.findall(_STRIP.sub(' ', '\n'.join(code[1]))))
+    return Unit(macros, idents, before, strings, sections, cut_at >= 0)
+
+
+def is_int_constant(body: str, table: Dict[str, Macro], depth: int = 0) -> bool:
+    """BODY is an integer constant expression: integer literals, operators,
+    parentheses, and object-like macros that are integer constants."""
+    toks = tokens(body)
+    if not toks or depth > 16:
+        return False
+    for t in toks:
+        if _INT.match(t) or t in _INT_OPS:
+            continue
+        m = table.get(t)
+        if m is None or m.params is not None or not is_int_constant(m.body, table, depth + 1):
+            return False
+    return True
+
+
+def _families(text: str) -> List[str]:
+    joined = re.sub(r'\s*##\s*', '', text)
+    return [fam for fam, rx in policy._IDENT_RES.items() if rx.search(joined)]
+
+
+def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], path: str) -> List[Violation]:
+    """The violations of SUB (the submission's preprocessed PATH) against
+    START; SANCTIONED: the macros the lab's reference changes; OWN_FILES:
+    the lab's files (their integer constants may change value)."""
+    bad: List[Violation] = []
+    if sub.cut != start.cut:
+        return [Violation('what the compiler reads', path, "the suite's include point is missing")]
+    # -- macros at the suite's include point (a file without a suite: none)
+    for name in sorted(set(start.macros) | set(sub.macros)) if start.cut else []:
+        old, new = start.macros.get(name), sub.macros.get(name)
+        if old is not None and new is not None and old.same(new):
+            continue
+        what = new.text(name) if new else f'#undef {name} (defined at {old.where})'
+        at = new.where if new else path
+        if name in sanctioned:
+            if new is not None:
+                toks = set(tokens(new.body))
+                pos = sorted(toks & POSITIONAL)
+                if pos:
+                    bad.append(Violation('macro uses a position builtin', at, f'{what}  ({", ".join(pos)})'))
+                fam = _families(new.body)
+                if fam:
+                    bad.append(Violation(f'{fam[0]} identifiers in a macro', at, what))
+            continue
+        if new is not None and new.params is None and is_int_constant(new.body, sub.macros):
+            if old is None and name not in start.idents:
+                continue          # a new constant under a name nobody uses
+            if old is not None and old.params is None and is_int_constant(old.body, start.macros) and \
+                    any(new.where.endswith('/' + f) or new.where == f for f in own_files):
+                continue          # a constant of the lab's own files, retuned
+        how = 'adds' if old is None else ('removes' if new is None else 'changes')
+        bad.append(Violation('macro could rewrite the suite', at,
+                             f'the submission {how} {name}, which the lab\'s reference does not: {what}'))
+    # -- the tokens before the suite
+    for name, cnt in sorted(sub.before.items()):
+        fam = [f for f, rx in policy._IDENT_RES.items() if rx.fullmatch(name)]
+        if not fam:
+            continue
+        if fam[0] in COUNTED:
+            if cnt > start.before.get(name, 0):
+                bad.append(Violation(f'{fam[0]} identifiers in what the compiler reads', path,
+                                     f'{name} ({cnt} against {start.before.get(name, 0)} in the lab start)'))
+        elif name not in start.idents:
+            bad.append(Violation(f'{fam[0]} identifiers in what the compiler reads', path, name))
+    for s in sorted(set(sub.strings) - set(start.strings)):
+        if policy._IMITATE.search(_KERN.sub('', s).replace('\\n', '\n')):
+            bad.append(Violation('imitates the grader (in what the compiler reads)', path, repr(s)))
+    for s in sorted(sub.sections - start.sections):
+        bad.append(Violation('section (in what the compiler reads)', path, f'new section "{s}"'))
+    return bad
+
+
+# ---------------------------------------------------------------- sanctioned
+_DEF_LINE = re.compile(r'^\s*#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?(.*)$')
+
+
+def defines(src: str) -> Dict[str, str]:
+    """The #define lines of a C file (splices joined, comments dropped):
+    name -> parameters and body, whitespace collapsed."""
+    src = re.sub(r'\\[ \t\f\v]*\n', '', src)
+    src = re.sub(r'/\*.*?\*/', ' ', src, flags=re.S)
+    out: Dict[str, str] = {}
+    for l in src.split('\n'):
+        m = _DEF_LINE.match(l.split('//')[0])
+        if m:
+            out[m.group(1)] = f"{m.group(2) or ''} {' '.join(m.group(3).split())}"
+    return out
+
+
+def sanctioned(start: Dict[str, str], ref: Dict[str, str]) -> Set[str]:
+    """The macros the reference adds, changes or removes (per file, merged)."""
+    return {n for n in set(start) | set(ref) if start.get(n) != ref.get(n)}
+
+
+def _git_blob(repo: str, rev: str, path: str) -> str:
+    p = subprocess.run(['git', '-C', repo, 'cat-file', 'blob', f'{rev}:{path}'], capture_output=True)
+    return p.stdout.decode('utf-8', 'replace') if p.returncode == 0 else ''
+
+
+def sanctioned_for(repo: str, start: str, ref: str, lab: str) -> Set[str]:
+    out: Set[str] = set()
+    for path in policy.allowlist(lab):
+        out |= sanctioned(defines(_git_blob(repo, start, path)), defines(_git_blob(repo, ref, path)))
+    return out
+
+
+def _start_unit(path: str) -> Unit:
+    """The lab start's unit, parsed once (the kit's own cache, beside it)."""
+    cache = path + '.pickle'
+    try:
+        with open(cache, 'rb') as h:
+            u = pickle.load(h)
+        if isinstance(u, Unit):
+            return u
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+        pass
+    with open(path, encoding='utf-8', errors='replace') as h:
+        u = parse(h.read())
+    try:
+        with open(cache + '.tmp', 'wb') as h:
+            pickle.dump(u, h)
+        os.replace(cache + '.tmp', cache)
+    except OSError:
+        pass
+    return u
+
+
+def main(argv: List[str]) -> int:
+    """cpolicy LAB START_DIR SUB_DIR START_REV REF_REV: compare every F.i of
+    SUB_DIR with START_DIR's; print violations, exit 1 when any."""
+    if len(argv) != 5:
+        print('usage: python3 -m swaplab.cpolicy LAB START_DIR SUB_DIR START_REV REF_REV', file=sys.stderr)
+        return 2
+    lab, sdir, udir, srev, rrev = argv
+    repo = os.environ.get('LINUX_REPO', '')
+    sanc = sanctioned_for(repo, srev, rrev, lab)
+    own = policy.allowlist(lab)
+    bad: List[Violation] = []
+    files = sorted(f for f in os.listdir(udir) if f.endswith('.i'))
+    if not files:
+        print('what the compiler reads: nothing was preprocessed', file=sys.stderr)
+        return 2
+    for f in files:
+        path = 'mm/' + f[:-2] + '.c'
+        st = _start_unit(os.path.join(sdir, f))
+        with open(os.path.join(udir, f), encoding='utf-8', errors='replace') as h:
+            su = parse(h.read())
+        bad += check(st, su, sanc, own, path)
+    seen = set()
+    for v in bad:
+        if str(v) not in seen:
+            seen.add(str(v))
+            print(v)
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
