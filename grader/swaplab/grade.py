@@ -193,9 +193,11 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
             bad = []
         if bad:
             raise Rejected(f'the {kind} ' + '; '.join(bad[:4]))
-        diff = git('diff', '--cached', '--no-renames', '--no-color', '-U0', start, env=env)
-        bad = policy.source(diff)
-        review[:] = policy.review(diff)
+        # the changed lab files whole, as gcc reads them, against the
+        # start's: a diff's lines miss what a NUL byte or a splice hides
+        files = policy.changed_files(repo, start, raw, env)
+        bad = policy.source(files)
+        review[:] = policy.review(files)
         if bad and not lenient:
             raise Rejected('source policy: ' + '; '.join(str(v) for v in bad[:3]))
         for v in bad:
