@@ -210,6 +210,8 @@ class CSource:
 def read_c(data: bytes) -> CSource:
     """DATA (a C file) lexed as gcc reads it."""
     text = data.decode('utf-8', 'replace').replace('\r\n', '\n').replace('\r', '\n')
+    if text.startswith('\ufeff'):                   # gcc skips a byte order mark: #include after one is one
+        text = text[1:]
     phys = text.split('\n')
     logical: List[str] = []
     starts: List[int] = []

@@ -171,6 +171,11 @@ class Reading(unittest.TestCase):
         src = policy.read_c(b"#if 0\ndon't /* a\n#endif\nint after;\n")
         self.assertEqual(src.rows[3].text, 'int after;')
 
+    def test_a_byte_order_mark_is_skipped(self):
+        # gcc skips it: the line after it is a directive
+        v = policy.source_files({PATH: (START, b'\xef\xbb\xbf#include "/etc/passwd"\n' + START)})
+        self.assertEqual([(x.rule, x.line) for x in v], [('#include', 1)])
+
     def test_a_splice_at_the_end_of_the_file_joins_nothing(self):
         self.assertEqual([r.text for r in policy.read_c(b'int a;\\').rows], ['int a;\\'])
 
