@@ -21,7 +21,8 @@ the suite's preprocessor state.  Two rules follow:
            the usermode helper, in-kernel file I/O, KUnit or the kit than
            the start has, no lockdep identifier the start's unit never
            uses, no new string literal (adjacent ones joined) that imitates
-           a result or KTAP line, no section name the start does not use.
+           a result or KTAP line, no section name the start does not use,
+           no #pragma (a _Pragma, pasted or not) the start does not have.
 A violation rejects the submission with the rule named.
 """
 from __future__ import annotations
@@ -39,6 +40,7 @@ from . import policy
 
 # the line the overlay puts before each suite's #include (scripts/overlay)
 CUT = 'SWAPLAB_LAB'
+CACHE_VERSION = 2      # of the parsed start units kept beside the dumps
 POSITIONAL = {'__LINE__', '__COUNTER__', '__FILE__', '__BASE_FILE__', '__FILE_NAME__', '__INCLUDE_LEVEL__',
               '__TIMESTAMP__', '__DATE__', '__TIME__'}
 # identifier families counted against the start (no kernel macro the labs
@@ -52,7 +54,7 @@ _IDENT = re.compile(r'[A-Za-z_]\w*\Z')
 _STR = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 # a run of adjacent string literals (with their prefixes), as the compiler joins them
 _STRRUN = re.compile(r'(?:(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
-_SECTION = re.compile(r'\b__section__\s*\(\s*"((?:[^"\\\n]|\\.)*)"')
+_SECTION = re.compile(r'\b__section__\s*\(\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)\)')
 _IDENTS = re.compile(r'\b[A-Za-z_]\w*')
 _STRIP = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|\b[0-9][\w.]*')
 _DEFINE = re.compile(r'#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?\s?(.*)\Z', re.S)
@@ -98,6 +100,7 @@ class Unit:
     strings: collections.Counter         # string literals before it (joined)
     sections: Set[str]
     cut: bool                            # the include point was found
+    pragmas: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
 
 def tokens(text: str) -> List[str]:
@@ -116,6 +119,7 @@ def parse(text: str) -> Unit:
         if l.startswith('#define ' + CUT + ' '):
             cut_at = i
     macros: Dict[str, Macro] = {}
+    pragmas: collections.Counter = collections.Counter()
     where, n = '?', 0
     code: List[List[str]] = [[], []]     # the code lines before the suite, after it
     for i, l in enumerate(lines):
@@ -129,7 +133,9 @@ def parse(text: str) -> Unit:
             where, n = _TREE.sub('', m.group(2)), int(m.group(1))
             continue
         n += 1
-        if in_region:
+        if in_region and l.startswith('#pragma'):
+            pragmas[' '.join(l.split())] += 1
+        elif in_region:
             d = _DEFINE.match(l)
             if d:
                 macros[d.group(1)] = Macro(d.group(2), d.group(3), f'{where}:{n - 1}')
@@ -140,10 +146,10 @@ def parse(text: str) -> Unit:
     text = '\n'.join(code[0])
     strings = collections.Counter(''.join(_unquote(t) for t in _STR.findall(m.group(0)))
                                   for m in _STRRUN.finditer(text))
-    sections = set(_SECTION.findall(text))
+    sections = {''.join(_unquote(t) for t in _STR.findall(m)) for m in _SECTION.findall(text)}
     before = collections.Counter(_IDENTS.findall(_STRIP.sub(' ', text)))
     idents = set(before) | set(_IDENTS.findall(_STRIP.sub(' ', '\n'.join(code[1]))))
-    return Unit(macros, idents, before, strings, sections, cut_at >= 0)
+    return Unit(macros, idents, before, strings, sections, cut_at >= 0, pragmas)
 
 
 def is_int_constant(body: str, table: Dict[str, Macro], depth: int = 0) -> bool:
@@ -213,6 +219,11 @@ def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], pa
     for s in sorted(set(sub.strings) - set(start.strings)):
         if policy._IMITATE.search(_KERN.sub('', s).replace('\\n', '\n')):
             bad.append(Violation('imitates the grader (in what the compiler reads)', path, repr(s)))
+    for p, cnt in sorted(sub.pragmas.items()):
+        # _Pragma, pasted or not, comes out as #pragma: push_macro and
+        # pop_macro change macros without a #define, diagnostics hide warnings
+        if cnt > start.pragmas.get(p, 0):
+            bad.append(Violation('#pragma (in what the compiler reads)', path, p))
     for s in sorted(sub.sections - start.sections):
         bad.append(Violation('section (in what the compiler reads)', path, f'new section "{s}"'))
     return bad
@@ -254,7 +265,7 @@ def sanctioned_for(repo: str, start: str, ref: str, lab: str) -> Set[str]:
 
 def _start_unit(path: str) -> Unit:
     """The lab start's unit, parsed once (the kit's own cache, beside it)."""
-    cache = path + '.pickle'
+    cache = f'{path}.v{CACHE_VERSION}.pickle'
     try:
         with open(cache, 'rb') as h:
             u = pickle.load(h)
@@ -290,9 +301,13 @@ def main(argv: List[str]) -> int:
         return 2
     for f in files:
         path = 'mm/' + f[:-2] + '.c'
+        with open(os.path.join(udir, f), 'rb') as h:
+            raw = h.read()
+        with open(os.path.join(sdir, f), 'rb') as h:
+            if h.read() == raw:
+                continue          # read exactly as the start's
         st = _start_unit(os.path.join(sdir, f))
-        with open(os.path.join(udir, f), encoding='utf-8', errors='replace') as h:
-            su = parse(h.read())
+        su = parse(raw.decode('utf-8', 'replace'))
         bad += check(st, su, sanc, own, path)
     seen = set()
     for v in bad:
