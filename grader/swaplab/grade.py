@@ -206,6 +206,7 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
         commit = git('commit-tree', tree, '-p', start, env=env,
                      input=f'swaplab grade: lab {lab}, {what}\n'.encode())
         git('update-ref', f'refs/swaplab/graded/lab-{lab}', commit)
+        a.start_commit = start      # the build reads the lab files against it (scripts/cpp-policy)
         return commit, what
     finally:
         shutil.rmtree(hyg, ignore_errors=True)
@@ -296,9 +297,7 @@ class Grader:
                 r.counted = False
                 self.record(r)
             elif c.kind == 'build':
-                img = kernels.get(c.args[0])
-                if c.args[0] == 'fast' and needs_debug:
-                    kernels.start('debug')
+                img = self._kernel(c.args[0], kernels, needs_debug)
                 build, tool = kernels.logs(c.args[0])
                 r = verdict.decide_build(c, img is not None, build, tool, allowlist())
                 r.seconds = round(time.time() - t0, 1)
@@ -314,6 +313,9 @@ class Grader:
 
     def _kernel(self, cfg: str, kernels: run.Kernels, needs_debug: bool) -> Optional[str]:
         img = kernels.get(cfg)
+        why = kernels.refused(cfg)
+        if why:
+            raise Rejected(f'the policy on what the compiler reads ({cfg} config): ' + '; '.join(why[:3]))
         if cfg == 'fast' and needs_debug:
             kernels.start('debug')
         return img
@@ -607,15 +609,24 @@ def main(argv: List[str]) -> int:
             os.execv(os.path.join(ROOT, 'scripts', 'build-kernel'),
                      ['build-kernel', '--commit', commit, '--lab', a.lab, '--config', a.build_only]
                      + (['--graded', '--own'] if sandboxed and a.src[0] == 'self' else
-                        ['--graded'] if sandboxed else []))
+                        ['--graded'] if sandboxed else [])
+                     + (['--start', a.start_commit, '--lenient'] if sandboxed and getattr(a, 'start_commit', '')
+                        else []))
         print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
         if a.gradescope:      # rewritten after every check (progress_report)
             grader.on_record = lambda: progress_report(g, grader, a.gradescope)
             grader.on_record()
         kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'),
-                              own=a.src[0] == 'self')
+                              own=a.src[0] == 'self', start=getattr(a, 'start_commit', ''))
         try:
             grader.run(kernels)
+        except Rejected as e:        # refused by what the compiler reads
+            run.kill_children()
+            grader.finish('rejected', str(e))
+            hy = Record('hygiene', a.lab, 0)
+            hy.set('FAIL', str(e))
+            g.records.insert(0, hy)
+            return _end(g, a, t0)
         finally:
             if a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES'):
                 for img in kernels.evict():

@@ -70,12 +70,14 @@ class Kernels:
     build may start in the background while fast-kernel checks run."""
 
     def __init__(self, commit: str, lab: str, work: str, graded: bool = False, fresh: bool = False,
-                 own: bool = False):
+                 own: bool = False, start: str = ''):
         """graded: the tree is a submission: build it in the sandbox
         (scripts/build-kernel --graded); fresh: start its object directory
         over from the reference one (another person's submission)."""
         self.commit, self.lab, self.work = commit, lab, work
         self.graded, self.fresh, self.own = graded, fresh, own
+        self.start_rev = start           # the lab start: the policy on what the compiler reads
+        self.rc: Dict[str, int] = {}
         self.img: Dict[str, Optional[str]] = {}
         self.bg: Dict[str, subprocess.Popen] = {}
         self.secs: Dict[str, float] = {}
@@ -89,7 +91,8 @@ class Kernels:
         out, err = self._paths(cfg)
         with open(out, 'wb') as o, open(err, 'wb') as e:
             extra = (['--graded'] if self.graded else []) + (['--fresh'] if self.graded and self.fresh else []) + \
-                (['--own'] if self.graded and self.own else [])
+                (['--own'] if self.graded and self.own else []) + \
+                (['--start', self.start_rev] if self.graded and self.start_rev else [])
             self.bg[cfg] = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', self.commit,
                                   '--lab', self.lab, '--config', cfg, *extra], stdout=o, stderr=e)
         self.secs[cfg] = time.time()
@@ -101,7 +104,7 @@ class Kernels:
         self.start(cfg)
         p = self.bg.pop(cfg)
         note(f'building the {cfg} kernel (log: {self._paths(cfg)[1]})')
-        rc = self._wait_showing(p, cfg)
+        rc = self.rc[cfg] = self._wait_showing(p, cfg)
         self.secs[cfg] = round(time.time() - self.secs[cfg], 1)
         path = ''
         if rc == 0:
@@ -137,6 +140,14 @@ class Kernels:
         if p in _children:
             _children.remove(p)
         return rc
+
+    def refused(self, cfg: str) -> List[str]:
+        """The reasons the policy on what the compiler reads refused the
+        submission with (scripts/cpp-policy, exit 4), else []."""
+        if self.rc.get(cfg) != 4:
+            return []
+        return [l[len('refused: '):] for l in logs.read_text(self._paths(cfg)[1]).split('\n')
+                if l.startswith('refused: ')] or ['(no reason given)']
 
     def evict(self) -> List[str]:
         """Remove the images this grade built from a submission."""
