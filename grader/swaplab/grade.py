@@ -197,7 +197,7 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
         # start's: a diff's lines miss what a NUL byte or a splice hides
         files = policy.changed_files(repo, start, raw, env)
         bad = policy.source(files)
-        review[:] = policy.review(files)
+        review[:] = policy.review(files, policy.reference_files(repo, f'stage-{lab}', files))
         if bad and not lenient:
             raise Rejected('source policy: ' + '; '.join(str(v) for v in bad[:3]))
         for v in bad:

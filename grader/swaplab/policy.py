@@ -728,6 +728,16 @@ def source_files(files: Dict[str, Tuple[bytes, bytes]],
     return bad
 
 
+def reference_files(repo: str, ref: str, paths) -> Dict[str, bytes]:
+    """{path: REF's bytes} of PATHS that REF has."""
+    out: Dict[str, bytes] = {}
+    for path in paths:
+        p = subprocess.run(['git', '-C', repo, 'cat-file', 'blob', f'{ref}:{path}'], capture_output=True)
+        if p.returncode == 0:
+            out[path] = p.stdout
+    return out
+
+
 def changed_files(repo: str, start: str, raw: bytes, env: Optional[dict] = None) -> Dict[str, Tuple[bytes, bytes]]:
     """{path: (START's bytes, the index's bytes)} of every file RAW (git
     diff --cached --raw -z START) shows modified; ENV holds the index
@@ -805,17 +815,27 @@ def _line(path: str, n: int, t: str, code: Optional[str] = None) -> Optional[Vio
     return None
 
 
-def review(src) -> List[str]:
+def review(src, reference: Optional[Dict[str, bytes]] = None) -> List[str]:
     """Softer signals for an instructor: not rejected, flagged.  SRC as
-    source() takes it."""
+    source() takes it; REFERENCE: the lab reference's bytes of each path,
+    for the identifiers that neither it nor the lab start uses."""
     files = src if isinstance(src, dict) else _diff_files(src)
     ex: List[str] = []
+    new_ids: List[str] = []
     n = 0
     for path in sorted(files):
         old, new = files[path]
         if len(new) > MAX_BYTES:
             continue
         c = change(path, old, new)
+        known = {t.text for t in c.old.toks if t.kind == 'id'}
+        if reference is not None and path in reference:
+            known |= {t.text for t in read_c(reference[path]).toks if t.kind == 'id'}
+        added = set(c.added)
+        for t in c.new.toks:
+            if t.kind == 'id' and t.row in added and t.text not in known:
+                known.add(t.text)
+                new_ids.append(f'{t.text} ({path}:{t.line})')
         for r in c.rows_added():
             n += 1 + r.text.count('\n')
             if re.search(r'\bEXPORT_SYMBOL', r.code):
@@ -823,6 +843,10 @@ def review(src) -> List[str]:
     if not isinstance(src, dict):
         n = len(added_lines(src))
     flags = []
+    if new_ids and reference is not None:
+        more = f', and {len(new_ids) - 8} more' if len(new_ids) > 8 else ''
+        flags.append(f"identifiers neither the lab start nor its reference uses in that file: "
+                     f"{', '.join(new_ids[:8])}{more}")
     if ex:
         flags.append(f"new exported symbols ({', '.join(ex[:3])})")
     if n > 600:

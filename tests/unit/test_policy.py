@@ -212,6 +212,19 @@ class Input(unittest.TestCase):
         big = START + b''.join(b'int v%d;\n' % i for i in range(700))
         self.assertIn('large change (700 lines added)', policy.review({PATH: (START, big)}))
 
+    def test_review_names_identifiers_new_to_start_and_reference(self):
+        ref = START + b'static int swap_nr;\n'
+        new = START + b'static int swap_nr;\nstatic int who(void) { return current->comm[0]; }\n'
+        flags = policy.review({PATH: (START, new)}, {PATH: ref})
+        want = [f for f in flags if f.startswith('identifiers neither the lab start nor its reference')]
+        self.assertEqual(len(want), 1, flags)
+        for name in ('who', 'current', 'comm'):
+            self.assertIn(f'{name} ({PATH}:', want[0])
+        self.assertNotIn('swap_nr', want[0])      # the reference uses it
+        self.assertNotIn('static', want[0])       # so does the start
+        # the reference itself is never flagged
+        self.assertEqual(policy.review({PATH: (START, ref)}, {PATH: ref}), [])
+
     def test_a_diff_still_works(self):
         diff = ('diff --git a/mm/swapfile.c b/mm/swapfile.c\n--- a/mm/swapfile.c\n+++ b/mm/swapfile.c\n'
                 '@@ -9,0 +10,2 @@\n+#pragma GCC diagnostic ignored "-Wall"\n+EXPORT_SYMBOL(f);\n')
