@@ -18,7 +18,7 @@ import traceback
 from typing import Dict, List, Optional
 
 from . import checks as checks_mod
-from . import logs, policy, refdata, report, run, verdict
+from . import intake, logs, policy, refdata, report, run, verdict
 from .checks import ROOT, Check
 from .report import Grade
 from .verdict import Record
@@ -65,7 +65,10 @@ resource limits, a build timeout) and every kernel boots in one; images
 built from a --patch or --tree are removed after the grade.
 Environment: SWAPLAB_GUEST_TIMEOUT (seconds a guest check may run; default:
 grader/limits.tsv), SWAPLAB_BUILD_TIMEOUT (seconds a build may run, 2700),
-SWAPLAB_KEEP_IMAGES=1 (keep the images built from a --patch or --tree).
+SWAPLAB_KEEP_IMAGES=1 (keep the images built from a --patch or --tree),
+SWAPLAB_PATCH_MAX and SWAPLAB_FILE_MAX (bytes: the largest patch file, 1 MiB,
+and the largest file it may leave changed, 2 MiB; binary patches are
+refused).
 
 Exit status:
   0    every check passed
@@ -163,11 +166,15 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
             if not os.path.isfile(pf):
                 raise GraderError(f'no such patch file: {val}')
             what = f'patch {os.path.basename(pf)} on {start_ref}'
-            p = subprocess.run(['git', '-C', repo, 'apply', '--cached', pf], capture_output=True, env=env,
-                               cwd=repo)
+            # the patch text's bounds first: nothing has read it yet
+            bad = intake.patch_text(pf)
+            if bad:
+                raise Rejected(bad[0])
+            p = subprocess.run(intake.limited(['git', '-C', repo, 'apply', '--cached', pf]), capture_output=True,
+                               env=env, cwd=repo)
             if p.returncode != 0:
                 err = ' '.join(p.stderr.decode('utf-8', 'replace').split('\n')[:2])
-                raise Rejected(f'the patch does not apply to {start_ref}: {err}')
+                raise Rejected(f'the patch does not apply to {start_ref}: {err}' + intake.limit_note(p.returncode, err))
         else:
             td = os.path.realpath(val)
             if not os.path.isdir(td):
@@ -179,8 +186,18 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
                 what = f'your work tree (lab-{lab})'
                 shutil.copy(os.path.join(repo, '.git', 'index'), env['GIT_INDEX_FILE'])
             run.note(f'hashing {td} against {start_ref}')
-            subprocess.run(['git', '-C', repo, f'--work-tree={td}', 'add', '-A', '.'], env=env, check=True,
-                           capture_output=True)
+            p = subprocess.run(intake.limited(['git', '-C', repo, f'--work-tree={td}', 'add', '-A', '.']), env=env,
+                               capture_output=True)
+            if p.returncode != 0:
+                err = ' '.join(p.stderr.decode('utf-8', 'replace').split('\n')[:2])
+                why = intake.limit_note(p.returncode, err)
+                if not why:
+                    raise GraderError(f'git cannot hash {td} (exit {p.returncode}): {err}')
+                raise Rejected(f'the tree cannot be hashed{why}: {err}')
+        # what git applied: no file over the size cap, none binary
+        bad = intake.applied(repo, env, start)
+        if bad:
+            raise Rejected(f'the {kind}: ' + '; '.join(bad[:4]))
         # hygiene on what git applied, not on the patch text: the lab's
         # files only, modified in place, regular files; then the source
         # policy on the lines added
@@ -234,8 +251,11 @@ def context(a: argparse.Namespace, lab: str, commit: str) -> dict:
         pass
     kind, val = a.src
     if kind == 'patch':
-        with open(val, 'rb') as f:
-            ctx['submission'] = 'sha256:' + hashlib.sha256(f.read()).hexdigest()
+        h = hashlib.sha256()
+        with open(val, 'rb') as f:     # (in pieces: a rejected patch may be any size)
+            for b in iter(lambda: f.read(1 << 20), b''):
+                h.update(b)
+        ctx['submission'] = 'sha256:' + h.hexdigest()
     else:
         ctx['submission'] = f'{kind}:{val}' if val else kind
     return ctx
