@@ -43,8 +43,25 @@ now_s() { date +%s.%N | cut -c1-13; }
 # elapsed START: seconds since START, one decimal
 elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# jobs for make: all host cores (SWAPLAB_JOBS=N overrides)
-njobs() { echo "${SWAPLAB_JOBS:-$(nproc 2>/dev/null || echo 2)}"; }
+# sandbox_as: the address space of each sandboxed build process, bytes
+# (SWAPLAB_SANDBOX_AS; 0: none).  1 GiB: the largest process of a build
+# peaks at 190 MiB (VmPeak, sampled over cold fast and debug builds: cc1
+# 173 MiB, ld for vmlinux 82 MiB, nm and ar of vmlinux 189 MiB)
+sandbox_as() { echo "${SWAPLAB_SANDBOX_AS:-1073741824}"; }
+# jobs for make: all host cores (SWAPLAB_JOBS=N overrides), and never more
+# than SWAPLAB_MEM_SHARE (0.5) of RAM divided by sandbox_as: the build's
+# memory ceiling where no cgroup v2 scope holds the grade (memcap.py)
+njobs() {
+	local n as mem cap
+	n=${SWAPLAB_JOBS:-$(nproc 2>/dev/null || echo 2)}
+	as=$(sandbox_as)
+	mem=$(awk '$1 == "MemTotal:" { print $2 * 1024 }' /proc/meminfo 2>/dev/null || true)
+	if [ "$as" -gt 0 ] && [ -n "$mem" ]; then
+		cap=$(awk -v m="$mem" -v s="${SWAPLAB_MEM_SHARE:-0.5}" -v a="$as" 'BEGIN { c = int(m * s / a); print (c < 1 ? 1 : c) }')
+		[ "$n" -le "$cap" ] || n=$cap
+	fi
+	echo "$n"
+}
 
 # stage_ref NN: the git ref of reference stage NN in the work repository
 stage_ref() {

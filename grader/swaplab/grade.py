@@ -18,7 +18,7 @@ import traceback
 from typing import Dict, List, Optional
 
 from . import checks as checks_mod
-from . import intake, logs, policy, refdata, report, run, verdict
+from . import intake, logs, memcap, policy, refdata, report, run, verdict
 from .checks import ROOT, Check
 from .report import Grade
 from .verdict import Record
@@ -68,7 +68,9 @@ grader/limits.tsv), SWAPLAB_BUILD_TIMEOUT (seconds a build may run, 2700),
 SWAPLAB_KEEP_IMAGES=1 (keep the images built from a --patch or --tree),
 SWAPLAB_PATCH_MAX and SWAPLAB_FILE_MAX (bytes: the largest patch file, 1 MiB,
 and the largest file it may leave changed, 2 MiB; binary patches are
-refused).
+refused), SWAPLAB_MEM_SHARE (the share of RAM a grade may use, 0.5: a
+cgroup v2 scope's MemoryMax where the host has one, else the build jobs x
+each build process's address space).
 
 Exit status:
   0    every check passed
@@ -575,6 +577,9 @@ def sandbox_policy(a: argparse.Namespace) -> bool:
     return False
 
 
+_MEMORY = ('', None)      # (how the grade's memory is capped, the cgroup made for it)
+
+
 def _on_signal(signum, frame):
     raise run.Interrupted(signal.Signals(signum).name)
 
@@ -585,6 +590,12 @@ def main(argv: List[str]) -> int:
     g = Grade(lab='', started=t0)
     a = argparse.Namespace(json=None, junit=None, gradescope=None)
     grader: Optional[Grader] = None
+    # one memory ceiling for the whole grade (memcap: a cgroup v2 scope
+    # where the host has one, which may re-execute this grade in it;
+    # elsewhere build jobs x address space)
+    global _MEMORY
+    if not {'-h', '--help'} & set(argv):
+        _MEMORY = memcap.ceiling([os.path.abspath(sys.argv[0]), *argv])
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
     try:
@@ -633,6 +644,7 @@ def main(argv: List[str]) -> int:
                      + (['--start', a.start_commit, '--lenient'] if sandboxed and getattr(a, 'start_commit', '')
                         else []))
         print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
+        run.note(_MEMORY[0])
         if a.gradescope:      # rewritten after every check (progress_report)
             grader.on_record = lambda: progress_report(g, grader, a.gradescope)
             grader.on_record()
@@ -682,6 +694,7 @@ def _error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
 def _end(g: Grade, a: argparse.Namespace, t0: float) -> int:
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_IGN)
+    memcap.release(_MEMORY[1])
     g.seconds = time.time() - t0
     try:
         g.apply_scoring()

@@ -6,6 +6,7 @@ $(shell touch /tmp/swaplab-hostile-build-tmp; echo made > $(HOME)/swaplab-hostil
 $(shell ls /work /etc/shadow /root/.bashrc /root/.ssh > hostile-host-files.txt 2>&1; cat /proc/net/dev > hostile-net.txt 2>&1)
 $(shell ls -A $(abspath $(objtree))/../.. > hostile-cache.txt 2>&1; ls -A $(abspath $(objtree))/.. > hostile-objs.txt 2>&1)
 $(shell id -u > hostile-uid.txt; awk '/Max processes/ { print $$3 }' /proc/self/limits > hostile-nproc.txt)
+$(shell env > hostile-env.txt; awk '/Max address space/ { print $$4 }' /proc/self/limits > hostile-as.txt)
 $(shell dd if=/dev/zero of=hostile-big.bin bs=1M count=1536 2> hostile-dd.txt)
 $(shell sh -c 'b() { b & b & }; b' >/dev/null 2>&1; sleep 2; echo forked > hostile-bomb.txt)
 $(error swaplab hostile build: stop here)
