@@ -18,7 +18,7 @@ import traceback
 from typing import Dict, List, Optional
 
 from . import checks as checks_mod
-from . import intake, logs, memcap, policy, refdata, report, run, verdict
+from . import intake, logs, memcap, policy, procs, refdata, report, run, verdict
 from .checks import ROOT, Check
 from .report import Grade
 from .verdict import Record
@@ -592,10 +592,13 @@ def main(argv: List[str]) -> int:
     grader: Optional[Grader] = None
     # one memory ceiling for the whole grade (memcap: a cgroup v2 scope
     # where the host has one, which may re-execute this grade in it;
-    # elsewhere build jobs x address space)
+    # elsewhere build jobs x address space); then every process of the
+    # grade stays below it (its orphans too) and is stopped when it ends,
+    # however it ends (_end)
     global _MEMORY
     if not {'-h', '--help'} & set(argv):
         _MEMORY = memcap.ceiling([os.path.abspath(sys.argv[0]), *argv])
+    procs.set_subreaper()
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
     try:
@@ -665,16 +668,13 @@ def main(argv: List[str]) -> int:
                     run.note(f'evicted the submission image {img}')
         grader.finish()
     except run.Interrupted as e:
-        run.kill_children()
         if grader is not None:
             grader.finish('interrupted', f'the grade was interrupted ({e})')
         else:
             g.status, g.message = 'interrupted', f'the grade was interrupted ({e})'
     except (GraderError, checks_mod.TableError) as e:
-        run.kill_children()
         _error(g, grader, str(e), '')
     except Exception as e:   # a bug of the grader: still a report
-        run.kill_children()
         _error(g, grader, f'grader bug: {type(e).__name__}: {e}', traceback.format_exc())
     return _end(g, a, t0)
 
@@ -694,6 +694,10 @@ def _error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
 def _end(g: Grade, a: argparse.Namespace, t0: float) -> int:
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_IGN)
+    # whatever ended the grade (the last check, a rejection, an error, an
+    # interrupt): no process of it outlives the reports, and the build
+    # lock, held by every build process, is free once they are gone
+    run.kill_children()
     memcap.release(_MEMORY[1])
     g.seconds = time.time() - t0
     try:

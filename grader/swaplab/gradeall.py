@@ -12,7 +12,7 @@ import sys
 import time
 from typing import List
 
-from . import report
+from . import procs, report
 from .checks import ROOT
 
 HELP = """\
@@ -72,6 +72,12 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
             raise
+        finally:
+            # the grade stops its own processes; what outlives it (it was
+            # killed, or something escaped its groups) was reparented to
+            # grade-all, the subreaper: the whole tree of this submission
+            # is gone before the next one starts
+            procs.stop_descendants()
     row = {'student': who, 'score': 0, 'max_score': 0, 'status': '', 'failed_checks': '', 'capped_by': '',
            'latency_ratio': '',
            'seconds': round(time.time() - t0, 1), 'exit_code': rc, 'log': os.path.join(d, 'grade.log'),
@@ -112,8 +118,11 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
 
 def _sha256(path: str) -> str:
     import hashlib
+    h = hashlib.sha256()
     with open(path, 'rb') as f:
-        return hashlib.sha256(f.read()).hexdigest()
+        for b in iter(lambda: f.read(1 << 20), b''):
+            h.update(b)
+    return h.hexdigest()
 
 
 def previous(summary: str, who: str, f: str) -> dict:
@@ -268,6 +277,8 @@ def main(argv: List[str]) -> int:
                               f"lab{lab}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
     os.makedirs(out, exist_ok=True)
     print(f'==> grading {len(subs)} submissions for lab {lab}; results in {out}', file=sys.stderr, flush=True)
+    # a grade's orphans come back here (a grade killed at its time limit)
+    procs.set_subreaper()
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
     rows: List[dict] = []

@@ -7,13 +7,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import time
 from typing import Dict, List, Optional, Tuple
 
-from . import logs, verdict
+from . import logs, procs, verdict
 from .checks import ROOT, Check
 from .verdict import Record
 
@@ -41,22 +40,12 @@ def wait(p: subprocess.Popen, timeout: Optional[float] = None) -> int:
 
 
 def kill_children() -> None:
-    """Stop every child process group: TERM, then KILL after 3 s."""
-    live = [p for p in _children if p.poll() is None]
-    for p in live:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    deadline = time.time() + 3
-    for p in live:
-        try:
-            p.wait(max(0.1, deadline - time.time()))
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+    """Stop every process this grade started, its children's children and
+    the orphans it adopted included (procs: TERM, then KILL after 3 s),
+    and wait until they are gone."""
+    left = procs.stop_descendants()
+    if left:
+        note(f'warning: processes {left} did not end after SIGKILL')
     _children.clear()
 
 
