@@ -13,7 +13,9 @@ the suite's preprocessor state.  Two rules follow:
            forbidden identifiers), (b) new integer constants under names
            that the start's whole translation unit (suite included) never
            uses, and (c) integer constants of the lab's own files given
-           another integer value.  Anything else -- a function-like macro
+           another integer value, unless the suite's source reads them
+           (directly or through another macro: SWAP_BATCH may not become
+           1 under the batch tests).  Anything else -- a function-like macro
            over a kernel function, a redefined builtin, a macro named like
            something the suite calls -- could rewrite the suite.
   tokens   what the compiler reads before the suite, after every macro is
@@ -172,11 +174,45 @@ def _families(text: str) -> List[str]:
     return [fam for fam, rx in policy._IDENT_RES.items() if rx.search(joined)]
 
 
-def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], path: str) -> List[Violation]:
+def reach(names: Set[str], table: Dict[str, Macro]) -> Set[str]:
+    """NAMES and every macro their expansions can name, through TABLE."""
+    seen: Set[str] = set()
+    todo = [n for n in names if n in table]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        todo += [t for t in _IDENTS.findall(_STRIP.sub(' ', table[n].body)) if t in table and t not in seen]
+    return seen | set(names)
+
+
+def suite_idents(root: str) -> Set[str]:
+    """The identifiers of the white-box suites' own source (grader/kunit)."""
+    out: Set[str] = set()
+    d = os.path.join(root, 'grader', 'kunit')
+    for f in sorted(os.listdir(d)):
+        if f.endswith('.c'):
+            with open(os.path.join(d, f), encoding='utf-8') as h:
+                text = re.sub(r'/\*.*?\*/|//[^\n]*', ' ', h.read(), flags=re.S)
+            out |= set(_IDENTS.findall(_STRIP.sub(' ', text)))
+    return out
+
+
+def _in_files(where: str, files: List[str]) -> bool:
+    """WHERE (file:line) is in one of FILES (paths in the tree)."""
+    path = where.rsplit(':', 1)[0]
+    return any(path == f or path.endswith('/' + f) for f in files)
+
+
+def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], path: str,
+          suite: Optional[Set[str]] = None) -> List[Violation]:
     """The violations of SUB (the submission's preprocessed PATH) against
     START; SANCTIONED: the macros the lab's reference changes; OWN_FILES:
-    the lab's files (their integer constants may change value)."""
+    the lab's files (their integer constants may change value, unless the
+    suite's own identifiers, SUITE, reach them through the macro table)."""
     bad: List[Violation] = []
+    read_by_suite = reach(suite or set(), start.macros) | reach(suite or set(), sub.macros)
     if sub.cut != start.cut:
         return [Violation('what the compiler reads', path, "the suite's include point is missing")]
     # -- macros at the suite's include point (a file without a suite: none)
@@ -200,8 +236,9 @@ def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], pa
             if old is None and name not in start.idents:
                 continue          # a new constant under a name nobody uses
             if old is not None and old.params is None and is_int_constant(old.body, start.macros) and \
-                    any(new.where.endswith('/' + f) or new.where == f for f in own_files):
-                continue          # a constant of the lab's own files, retuned
+                    _in_files(new.where, own_files) and \
+                    name not in read_by_suite:
+                continue          # a constant of the lab's own files that the suite does not read, retuned
         how = 'adds' if old is None else ('removes' if new is None else 'changes')
         bad.append(Violation('macro could rewrite the suite', at,
                              f'the submission {how} {name}, which the lab\'s reference does not: {what}'))
@@ -294,6 +331,7 @@ def main(argv: List[str]) -> int:
     repo = os.environ.get('LINUX_REPO', '')
     sanc = sanctioned_for(repo, srev, rrev, lab)
     own = policy.allowlist(lab)
+    suite = suite_idents(policy.ROOT)
     bad: List[Violation] = []
     files = sorted(f for f in os.listdir(udir) if f.endswith('.i'))
     if not files:
@@ -308,7 +346,7 @@ def main(argv: List[str]) -> int:
                 continue          # read exactly as the start's
         st = _start_unit(os.path.join(sdir, f))
         su = parse(raw.decode('utf-8', 'replace'))
-        bad += check(st, su, sanc, own, path)
+        bad += check(st, su, sanc, own, path, suite)
     seen = set()
     for v in bad:
         if str(v) not in seen:

@@ -1,0 +1,165 @@
+"""Host-only tests of the policy on what the compiler reads
+(grader/swaplab/cpolicy.py), on small synthetic `gcc -E -dD` outputs: each
+rule refuses its sample, naming itself, and stays silent on the start.
+scripts/cpp-policy runs the same code on real dumps (tests/hostile/compiler).
+"""
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'grader'))
+
+from swaplab import cpolicy  # noqa: E402
+
+PATH = 'mm/swapfile.c'
+HEAD = '''# 1 "/src/linux/mm/swapfile.c"
+# 1 "/src/linux/include/linux/swap.h" 1
+#define SWAP_BATCH 64
+#define SWAP_MAP_MAX 0x3e
+#define swp_offset(e) ((e).val)
+extern int call_usermodehelper(const char *path, char **argv, char **envp, int wait);
+# 2 "/src/linux/mm/swapfile.c" 2
+#define SWAPFILE_CLUSTER 256
+#define LATENCY_LIMIT 256
+static int scan(int n) { return n + 1; }
+'''
+SUITE = '''#define SWAPLAB_LAB 1
+# 1 "/src/linux/mm/swaplab_kunit.c" 1
+static void lab01_case(void) { if (__builtin_expect(!!(scan(SWAP_BATCH) == 65), 1)) seq_printf(0, "x"); }
+'''
+
+
+def unit(extra: str = '', head: str = HEAD) -> cpolicy.Unit:
+    return cpolicy.parse(head + extra + SUITE)
+
+
+START = unit()
+SUITE_IDS = {'lab01_case', 'scan', 'SWAP_BATCH', 'seq_printf', '__builtin_expect'}
+
+
+def rules(extra: str = '', head: str = HEAD, sanctioned=frozenset(), own=(PATH, 'include/linux/swap.h')):
+    return [v.rule for v in cpolicy.check(START, unit(extra, head), set(sanctioned), list(own), PATH, SUITE_IDS)]
+
+
+class Macros(unittest.TestCase):
+    def test_the_start_is_silent(self):
+        self.assertEqual(rules(), [])
+
+    def test_a_redefined_builtin(self):
+        self.assertEqual(rules('#define __builtin_expect(x, y) (1)\n'), ['macro could rewrite the suite'])
+
+    def test_a_wrapped_formatting_function(self):
+        self.assertEqual(rules('#define seq_printf(m, ...) seq_puts(m, "0")\n'), ['macro could rewrite the suite'])
+
+    def test_a_function_the_suite_calls_repointed(self):
+        self.assertEqual(rules('#define scan(n) 65\n'), ['macro could rewrite the suite'])
+
+    def test_an_integer_constant_under_a_used_name(self):
+        self.assertEqual(rules('#define lab01_case 0\n'), ['macro could rewrite the suite'])
+
+    def test_a_new_constant_under_a_new_name_passes(self):
+        self.assertEqual(rules('#define MY_LIMIT 5\n#define MY_TWICE (2 * MY_LIMIT)\n'), [])
+
+    def test_a_new_object_macro_that_is_no_constant(self):
+        self.assertEqual(rules('#define MY_FN scan\n'), ['macro could rewrite the suite'])
+
+    def test_a_retuned_constant_the_suite_does_not_read(self):
+        self.assertEqual(rules(head=HEAD.replace('LATENCY_LIMIT 256', 'LATENCY_LIMIT 128')), [])
+
+    def test_a_retuned_constant_the_suite_reads(self):
+        self.assertEqual(rules(head=HEAD.replace('SWAP_BATCH 64', 'SWAP_BATCH 1')), ['macro could rewrite the suite'])
+
+    def test_a_retuned_constant_the_suite_reads_through_another(self):
+        head = HEAD.replace('#define SWAP_BATCH 64', '#define BATCH_SHIFT 6\n#define SWAP_BATCH (1 << BATCH_SHIFT)')
+        global START
+        saved, START = START, unit(head=head)
+        try:
+            self.assertEqual(rules(head=head.replace('BATCH_SHIFT 6', 'BATCH_SHIFT 0')),
+                             ['macro could rewrite the suite'])
+        finally:
+            START = saved
+
+    def test_a_removed_macro(self):
+        self.assertEqual(rules(head=HEAD.replace('#define SWAPFILE_CLUSTER 256\n', '')),
+                         ['macro could rewrite the suite'])
+
+    def test_a_macro_the_reference_writes(self):
+        body = '#define swp_offset(e) ((e).val & 0xff)\n'
+        self.assertEqual(rules(head=HEAD.replace('#define swp_offset(e) ((e).val)\n', body),
+                               sanctioned={'swp_offset'}), [])
+
+    def test_a_macro_the_reference_writes_may_not_see_its_position(self):
+        body = '#define swp_offset(e) ((e).val + (__LINE__ > 4000))\n'
+        self.assertEqual(rules(head=HEAD.replace('#define swp_offset(e) ((e).val)\n', body),
+                               sanctioned={'swp_offset'}), ['macro uses a position builtin'])
+
+    def test_the_include_point_must_be_there(self):
+        sub = cpolicy.parse(HEAD)
+        self.assertEqual([v.rule for v in cpolicy.check(START, sub, set(), [PATH], PATH, SUITE_IDS)],
+                         ['what the compiler reads'])
+
+
+class Tokens(unittest.TestCase):
+    def test_a_pasted_usermode_helper(self):
+        self.assertEqual(rules('static void f(void) { call_usermodehelper(0, 0, 0, 0); }\n'),
+                         ['usermode helper identifiers in what the compiler reads'])
+
+    def test_joined_strings_imitating_ktap(self):
+        self.assertEqual(rules('static void f(void) { printk("\\001" "6" "o" "k 1 - lab01_case\\n"); }\n'),
+                         ['imitates the grader (in what the compiler reads)'])
+
+    def test_a_new_section(self):
+        self.assertEqual(rules('static int v __attribute__((__section__(".kunit_" "test_suites")));\n'),
+                         ['section (in what the compiler reads)'])
+
+    def test_a_pragma(self):
+        self.assertEqual(rules('#pragma GCC diagnostic ignored "-Wunused-function"\n'),
+                         ['#pragma (in what the compiler reads)'])
+
+    def test_a_lockdep_identifier_the_start_never_uses(self):
+        self.assertEqual(rules('static void f(void) { debug_locks_off(); }\n'),
+                         ['lockdep identifiers in what the compiler reads'])
+
+    def test_what_the_suite_does_after_the_include_point_is_not_the_submission(self):
+        # the suite's own strings and identifiers are not counted
+        self.assertNotIn('lab01_case', START.before)
+
+
+class Constants(unittest.TestCase):
+    def test_is_int_constant(self):
+        t = cpolicy.parse('#define A 4\n#define B (A << 2)\n#define C scan\n').macros
+        self.assertTrue(cpolicy.is_int_constant('(B * 2 + 0x10UL)', t))
+        self.assertFalse(cpolicy.is_int_constant('C', t))
+        self.assertFalse(cpolicy.is_int_constant('', t))
+
+
+class _KitResult(unittest.TextTestResult):
+    """One line per test in the kit's format (tests/lib.sh), for tests/unit/run."""
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.stream.write(f'  ok    cpolicy: {test.id().split(".", 1)[-1]}\n')
+
+    def _bad(self, test, err):
+        msg = self._exc_info_to_string(err, test).strip().split('\n')[-1]
+        self.stream.write(f'  FAIL  cpolicy: {test.id().split(".", 1)[-1]}: {msg[:400]}\n')
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._bad(test, err)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._bad(test, err)
+
+
+if __name__ == '__main__':
+    if '--kit' in sys.argv:
+        r = unittest.TextTestRunner(stream=sys.stdout, resultclass=_KitResult, verbosity=0).run(
+            unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]))
+        bad = len(r.failures) + len(r.errors)
+        print(f'{r.testsRun - bad} passed, {bad} failed')
+        sys.exit(1 if bad else 0)
+    unittest.main()
