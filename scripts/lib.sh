@@ -45,8 +45,9 @@ elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # sandbox_as: the address space of each sandboxed build process, bytes
 # (SWAPLAB_SANDBOX_AS; 0: none).  1 GiB: the largest process of a build
-# peaks at 190 MiB (VmPeak, sampled over cold fast and debug builds: cc1
-# 173 MiB, ld for vmlinux 82 MiB, nm and ar of vmlinux 189 MiB)
+# peaks at 234 MiB (VmPeak over cold fast, debug and gdb builds: cc1 206
+# MiB on kernel/events/core.c with DWARF, ld of vmlinux 162 MiB, nm of
+# vmlinux 234 MiB), and a whole gdb-config build passes under the cap
 sandbox_as() { echo "${SWAPLAB_SANDBOX_AS:-1073741824}"; }
 # jobs for make: all host cores (SWAPLAB_JOBS=N overrides), and never more
 # than SWAPLAB_MEM_SHARE (0.5) of RAM divided by sandbox_as: the build's
