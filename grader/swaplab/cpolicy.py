@@ -42,13 +42,15 @@ from . import policy
 
 # the line the overlay puts before each suite's #include (scripts/overlay)
 CUT = 'SWAPLAB_LAB'
-CACHE_VERSION = 2      # of the parsed start units kept beside the dumps
+CACHE_VERSION = 3      # of the parsed start units kept beside the dumps
+# what tells one expansion of a macro from another: its place, its caller
 POSITIONAL = {'__LINE__', '__COUNTER__', '__FILE__', '__BASE_FILE__', '__FILE_NAME__', '__INCLUDE_LEVEL__',
-              '__TIMESTAMP__', '__DATE__', '__TIME__'}
+              '__TIMESTAMP__', '__DATE__', '__TIME__', '__func__', '__FUNCTION__', '__PRETTY_FUNCTION__',
+              '_RET_IP_', '_THIS_IP_'}
 # identifier families counted against the start (no kernel macro the labs
 # use expands to them); lockdep's are judged as a set, since spin_lock_init
 # and lockdep_assert_held expand to lockdep identifiers on the debug kernel
-COUNTED = ('usermode helper', 'file I/O', 'kunit', 'swaplab')
+COUNTED = ('usermode helper', 'file I/O', 'kunit', 'swaplab', 'debugfs and proc file', 'caller detection')
 
 _TOKEN = re.compile(r'(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"|(?:[LUu]|u8)?\'(?:[^\'\\\n]|\\.)*\'|'
                     r'\.?[0-9](?:[eEpP][+-]|[\w.])*|[A-Za-z_]\w*|##|\S')
@@ -121,6 +123,7 @@ def parse(text: str) -> Unit:
         if l.startswith('#define ' + CUT + ' '):
             cut_at = i
     macros: Dict[str, Macro] = {}
+    defined: Set[str] = set()            # every name defined anywhere (include guards too)
     pragmas: collections.Counter = collections.Counter()
     where, n = '?', 0
     code: List[List[str]] = [[], []]     # the code lines before the suite, after it
@@ -135,6 +138,9 @@ def parse(text: str) -> Unit:
             where, n = _TREE.sub('', m.group(2)), int(m.group(1))
             continue
         n += 1
+        d = _DEFINE.match(l)
+        if d:
+            defined.add(d.group(1))
         if in_region and l.startswith('#pragma'):
             pragmas[' '.join(l.split())] += 1
         elif in_region:
@@ -150,7 +156,7 @@ def parse(text: str) -> Unit:
                                   for m in _STRRUN.finditer(text))
     sections = {''.join(_unquote(t) for t in _STR.findall(m)) for m in _SECTION.findall(text)}
     before = collections.Counter(_IDENTS.findall(_STRIP.sub(' ', text)))
-    idents = set(before) | set(_IDENTS.findall(_STRIP.sub(' ', '\n'.join(code[1]))))
+    idents = set(before) | set(_IDENTS.findall(_STRIP.sub(' ', '\n'.join(code[1])))) | defined
     return Unit(macros, idents, before, strings, sections, cut_at >= 0, pragmas)
 
 
@@ -225,7 +231,7 @@ def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], pa
         if name in sanctioned:
             if new is not None:
                 toks = set(tokens(new.body))
-                pos = sorted(toks & POSITIONAL)
+                pos = sorted((toks & POSITIONAL) | {t for t in toks if t.startswith('__builtin_')})
                 if pos:
                     bad.append(Violation('macro uses a position builtin', at, f'{what}  ({", ".join(pos)})'))
                 fam = _families(new.body)

@@ -143,13 +143,24 @@ _IDENT_FAMILIES = {
                 r'vfs_\w+|kern_path|request_firmware\w*|do_sys_open|ksys_\w+|init_syscalls|init_\w+at|'
                 r'file_path|d_path|fput|fget)\b',
     'swaplab': r'\b(\w*swaplab\w*|SWAPLAB\w*)\b',
+    # the suite's way in is a debugfs folder: a kernel that makes files
+    # there first (or elsewhere) answers for the suite; no lab needs them
+    'debugfs and proc file': r'\b(debugfs_\w+|DEFINE_DEBUGFS_ATTRIBUTE\w*|DEFINE_SIMPLE_ATTRIBUTE\w*|'
+                             r'proc_create\w*|proc_mkdir\w*|proc_remove|remove_proc_\w+|proc_symlink|'
+                             r'securityfs_\w+|sysfs_create_\w+|kernfs_\w+)\b',
+    # what tells the suite's calls from the kernel's at run time or by
+    # position: no lab needs them
+    'caller detection': r'\b(__builtin_return_address|__builtin_frame_address|__builtin_extract_return_addr|'
+                        r'__builtin_FUNCTION|__builtin_LINE|__builtin_FILE|_RET_IP_|_THIS_IP_|'
+                        r'__INCLUDE_LEVEL__|__COUNTER__|__BASE_FILE__|__FILE_NAME__|__TIMESTAMP__)\b',
 }
 _IDENT_RES = {k: re.compile(v, re.I if k in ('kunit', 'swaplab') else 0) for k, v in _IDENT_FAMILIES.items()}
-_IMITATE = re.compile(r'(SWAPLAB|KTAP|# ?Subtest|(^|\\n|\s)(not )?ok [0-9%]|^1\.\.|\[swaplab\]|'
+_IMITATE = re.compile(r'((?i:swaplab|kunit|si_lock_key)|KTAP|# ?Subtest|(^|\\n|\s)(not )?ok [0-9%]|^1\.\.|\[swaplab\]|'
                       r'\bRESULT\b|\bMETRIC\b|\bPASS\b|EXPECTATION FAILED)')
 _DIRECTIVE = re.compile(r'^\s*#\s*(\w+)(.*)$')
 _LINEMARKER = re.compile(r'^\s*#\s*[0-9]')
 _ASM = re.compile(r'\b(asm|__asm__|__asm|asm_inline|asm_volatile_goto)\b|\.incbin|\.skip\b|\.fill\b')
+_STRING_TOK = re.compile(r'(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"')
 _PRAGMA = re.compile(r'\b_Pragma\b|__pragma\b')
 # __has_include(<a/*>) reads a host path, and its <...> is no comment to
 # gcc: what follows would be code to gcc and a comment to this lexer
@@ -803,6 +814,11 @@ def _line(path: str, n: int, t: str, code: Optional[str] = None) -> Optional[Vio
         elif d in ('line', 'pragma', 'undef', 'include_next', 'import', 'embed', 'ident', 'sccs', 'assert',
                    'unassert'):
             return Violation(f'#{d}', path, n, t)
+        elif d in ('if', 'ifdef', 'ifndef', 'elif', 'else', 'elifdef', 'elifndef') and path.endswith('.h'):
+            # a header is read by a hundred files that the policy on what
+            # the compiler reads does not preprocess: code true only in them
+            return Violation('conditional in a header', path, n,
+                             t + '  (no lab adds one: the other files that include it are not read)')
     if _HAS_INCLUDE.search(code):
         return Violation('#include', path, n, t + '  (__has_include looks at host paths)')
     if _PRAGMA.search(t):
@@ -812,6 +828,11 @@ def _line(path: str, n: int, t: str, code: Optional[str] = None) -> Optional[Vio
     for fam, rx in _IDENT_RES.items():
         if rx.search(t):
             return Violation(f'{fam} identifiers', path, n, t)
+    for lit in _STRING_TOK.findall(t):
+        d = _decode(lit)
+        for fam, rx in _IDENT_RES.items():
+            if fam in ('swaplab', 'kunit', 'debugfs and proc file') and rx.search(d):
+                return Violation(f'{fam} name in a string', path, n, f'{t}  (reads {_printable(d)!r})')
     return None
 
 

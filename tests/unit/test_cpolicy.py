@@ -27,6 +27,9 @@ static int scan(int n) { return n + 1; }
 '''
 SUITE = '''#define SWAPLAB_LAB 1
 # 1 "/src/linux/mm/swaplab_kunit.c" 1
+# 1 "/src/linux/include/linux/debugfs.h" 1
+#define _DEBUGFS_H_ 
+# 2 "/src/linux/mm/swaplab_kunit.c" 2
 static void lab01_case(void) { if (__builtin_expect(!!(scan(SWAP_BATCH) == 65), 1)) seq_printf(0, "x"); }
 '''
 
@@ -95,6 +98,16 @@ class Macros(unittest.TestCase):
         self.assertEqual(rules(head=HEAD.replace('#define swp_offset(e) ((e).val)\n', body),
                                sanctioned={'swp_offset'}), ['macro uses a position builtin'])
 
+    def test_the_guard_of_a_header_the_suite_includes(self):
+        # only a directive names it: a header first included by the suite
+        self.assertEqual(rules('#define _DEBUGFS_H_ 1\n'), ['macro could rewrite the suite'])
+
+    def test_a_macro_the_reference_writes_may_not_see_its_caller(self):
+        for how in ('__func__[0] == \'l\'', '__builtin_FUNCTION()[0]', '__builtin_LINE() > 4000'):
+            body = f'#define swp_offset(e) ((e).val + ({how}))\n'
+            self.assertEqual(rules(head=HEAD.replace('#define swp_offset(e) ((e).val)\n', body),
+                                   sanctioned={'swp_offset'})[:1], ['macro uses a position builtin'], how)
+
     def test_the_include_point_must_be_there(self):
         sub = cpolicy.parse(HEAD)
         self.assertEqual([v.rule for v in cpolicy.check(START, sub, set(), [PATH], PATH, SUITE_IDS)],
@@ -111,12 +124,16 @@ class Tokens(unittest.TestCase):
                          ['imitates the grader (in what the compiler reads)'])
 
     def test_a_new_section(self):
-        self.assertEqual(rules('static int v __attribute__((__section__(".kunit_" "test_suites")));\n'),
+        self.assertEqual(rules('static int v __attribute__((__section__(".initcall" "7.init")));\n'),
                          ['section (in what the compiler reads)'])
 
     def test_a_pragma(self):
         self.assertEqual(rules('#pragma GCC diagnostic ignored "-Wunused-function"\n'),
                          ['#pragma (in what the compiler reads)'])
+
+    def test_a_debugfs_file_made_through_a_paste(self):
+        self.assertEqual(rules('static void f(void) { debugfs_create_dir(0, 0); }\n'),
+                         ['debugfs and proc file identifiers in what the compiler reads'])
 
     def test_a_lockdep_identifier_the_start_never_uses(self):
         self.assertEqual(rules('static void f(void) { debug_locks_off(); }\n'),
