@@ -65,7 +65,8 @@ def kmsg_console(snippet, rc=2, nonce='ab' * 12):
 
 class KernelErrors(unittest.TestCase):
     def test_every_saved_report_is_an_error(self):
-        for name in ('lockdep', 'panic', 'oops', 'bugon', 'softlockup', 'rcu', 'warn', 'sleep', 'hung'):
+        for name in ('lockdep', 'panic', 'oops', 'bugon', 'softlockup', 'rcu', 'warn', 'sleep', 'hung',
+                     'debugfs-taken'):
             with self.subTest(report=name):
                 snippet = logs.read_text(os.path.join(DATA, f'{name}.log'))
                 r = decide_all(kmsg_console(snippet), [guest('pageout')])['pageout']
