@@ -59,23 +59,30 @@ class Check:
         return None
 
 
-def load(path: str = CHECKS_TSV) -> List[Check]:
-    out = []
+def tsv_rows(path: str):
+    """(columns, 'PATH:LINE') of each row of a kit table: blank lines and
+    lines starting with '#' skipped, tab-separated.  The one reader of the
+    grader's tables (checks, scoring, plausible figures)."""
     with open(path, encoding='utf-8') as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip('\n')
-            if not line or line.startswith('#'):
+            if not line.strip() or line.startswith('#'):
                 continue
-            cols = line.split('\t')
-            if len(cols) != 4:
-                raise TableError(f'{path}:{n}: expected LABS ID KIND ARGS')
-            labs, cid, kind, args = cols
-            if kind not in ('build', 'guest', 'lockfp', 'latency'):
-                raise TableError(f'{path}:{n}: unknown kind {kind!r}')
-            c = Check(labs, cid, kind, args.split())
-            if kind == 'guest' and len(c.args) < 3:
-                raise TableError(f'{path}:{n}: guest checks take CONFIG MODE SCRIPT')
-            out.append(c)
+            yield line.split('\t'), f'{path}:{n}'
+
+
+def load(path: str = CHECKS_TSV) -> List[Check]:
+    out = []
+    for cols, where in tsv_rows(path):
+        if len(cols) != 4:
+            raise TableError(f'{where}: expected LABS ID KIND ARGS')
+        labs, cid, kind, args = cols
+        if kind not in ('build', 'guest', 'lockfp', 'latency'):
+            raise TableError(f'{where}: unknown kind {kind!r}')
+        c = Check(labs, cid, kind, args.split())
+        if kind == 'guest' and len(c.args) < 3:
+            raise TableError(f'{where}: guest checks take CONFIG MODE SCRIPT')
+        out.append(c)
     return out
 
 

@@ -17,7 +17,7 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
-from .checks import ROOT, TableError
+from .checks import ROOT, TableError, tsv_rows
 
 PLAUSIBLE_TSV = os.path.join(ROOT, 'grader', 'plausible.tsv')
 FUNCS = {'min': min, 'max': max, 'ceil': math.ceil, 'floor': math.floor}
@@ -118,39 +118,33 @@ def load(path: Optional[str] = None) -> Table:
     naming it, never a range that silently does not apply."""
     path = path or os.environ.get('SWAPLAB_PLAUSIBLE') or PLAUSIBLE_TSV
     t = Table({}, [])
-    with open(path, encoding='utf-8') as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip('\n')
-            if not line.strip() or line.startswith('#'):
-                continue
-            w = line.split('\t')
-            where = f'{path}:{n}'
-            if w[0] == 'const' and len(w) == 3:
-                if not _NAME.match(w[1]) or w[1] in FUNCS or w[1] in t.consts:
-                    raise TableError(f'{where}: const {w[1]!r}: a new name is wanted')
-                try:
-                    t.consts[w[1]] = float(w[2])
-                except ValueError:
-                    raise TableError(f'{where}: const {w[1]}: expected a number, got {w[2]!r}') from None
-                if not math.isfinite(t.consts[w[1]]):
-                    raise TableError(f'{where}: const {w[1]}: {w[2]} is not finite')
-            elif w[0] == 'range' and len(w) == 6:
-                _, checks, figure, low, high, why = w
-                if not checks or not _NAME.match(figure) or not why.strip():
-                    raise TableError(f'{where}: expected "range CHECKS FIGURE LOW HIGH WHY" '
-                                     '(FIGURE a METRIC name, WHY not empty)')
-                r = Range(checks, figure, _bound(low, where), _bound(high, where), why.strip(), where)
-                if r.low is None and r.high is None:
-                    raise TableError(f'{where}: {figure}: a range needs LOW or HIGH')
-                for e in (r.low, r.high):
-                    if e is not None and figure in e.names:
-                        raise TableError(f'{where}: {figure} bounds itself: {e.text!r}')
-                if any(x.figure == figure and x.checks == checks for x in t.ranges):
-                    raise TableError(f'{where}: a second range for {figure} in {checks}')
-                t.ranges.append(r)
-            else:
-                raise TableError(f'{where}: expected "const NAME VALUE" or '
-                                 '"range CHECKS FIGURE LOW HIGH WHY" (tab-separated)')
+    for w, where in tsv_rows(path):
+        if w[0] == 'const' and len(w) == 3:
+            if not _NAME.match(w[1]) or w[1] in FUNCS or w[1] in t.consts:
+                raise TableError(f'{where}: const {w[1]!r}: a new name is wanted')
+            try:
+                t.consts[w[1]] = float(w[2])
+            except ValueError:
+                raise TableError(f'{where}: const {w[1]}: expected a number, got {w[2]!r}') from None
+            if not math.isfinite(t.consts[w[1]]):
+                raise TableError(f'{where}: const {w[1]}: {w[2]} is not finite')
+        elif w[0] == 'range' and len(w) == 6:
+            _, checks, figure, low, high, why = w
+            if not checks or not _NAME.match(figure) or not why.strip():
+                raise TableError(f'{where}: expected "range CHECKS FIGURE LOW HIGH WHY" '
+                                 '(FIGURE a METRIC name, WHY not empty)')
+            r = Range(checks, figure, _bound(low, where), _bound(high, where), why.strip(), where)
+            if r.low is None and r.high is None:
+                raise TableError(f'{where}: {figure}: a range needs LOW or HIGH')
+            for e in (r.low, r.high):
+                if e is not None and figure in e.names:
+                    raise TableError(f'{where}: {figure} bounds itself: {e.text!r}')
+            if any(x.figure == figure and x.checks == checks for x in t.ranges):
+                raise TableError(f'{where}: a second range for {figure} in {checks}')
+            t.ranges.append(r)
+        else:
+            raise TableError(f'{where}: expected "const NAME VALUE" or '
+                             '"range CHECKS FIGURE LOW HIGH WHY" (tab-separated)')
     return t
 
 

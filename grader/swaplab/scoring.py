@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from .checks import ROOT, TableError
+from .checks import ROOT, TableError, tsv_rows
 
 SCORING_TSV = os.path.join(ROOT, 'grader', 'scoring.tsv')
 PASSED_CASE = 'SUCCESS'
@@ -61,25 +61,19 @@ def load(path: Optional[str] = None) -> Rules:
     """The scoring table: PATH, else $SWAPLAB_SCORING, else grader/scoring.tsv."""
     path = path or os.environ.get('SWAPLAB_SCORING') or SCORING_TSV
     rules = Rules({}, {}, [])
-    with open(path, encoding='utf-8') as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip('\n')
-            if not line.strip() or line.startswith('#'):
-                continue
-            w = line.split('\t')
-            where = f'{path}:{n}'
-            if w[0] == 'own' and len(w) == 4:
-                rules.own.setdefault(w[1], {})[w[2]] = _num(w[3], where)
-            elif w[0] == 'case' and len(w) in (5, 6):
-                cap = _num(w[5], where) if len(w) == 6 else None
-                rules.cases[(w[1], w[2], w[3])] = (_num(w[4], where), cap)
-            elif w[0] == 'gate' and len(w) == 4:
-                rules.gates.append(Gate(w[1], _num(w[2], where), w[3]))
-            else:
-                raise TableError(f'{where}: expected "own LAB CHECK WEIGHT", '
-                                 f'"case LAB CHECK CASE WEIGHT [CAP]" or "gate CHECK CAP WHY"')
-            if w[0] == 'gate' and rules.gates[-1].cap > 100:
-                raise TableError(f'{where}: a cap is a score out of 100')
+    for w, where in tsv_rows(path):
+        if w[0] == 'own' and len(w) == 4:
+            rules.own.setdefault(w[1], {})[w[2]] = _num(w[3], where)
+        elif w[0] == 'case' and len(w) in (5, 6):
+            cap = _num(w[5], where) if len(w) == 6 else None
+            rules.cases[(w[1], w[2], w[3])] = (_num(w[4], where), cap)
+        elif w[0] == 'gate' and len(w) == 4:
+            rules.gates.append(Gate(w[1], _num(w[2], where), w[3]))
+        else:
+            raise TableError(f'{where}: expected "own LAB CHECK WEIGHT", '
+                             f'"case LAB CHECK CASE WEIGHT [CAP]" or "gate CHECK CAP WHY"')
+        if w[0] == 'gate' and rules.gates[-1].cap > 100:
+            raise TableError(f'{where}: a cap is a score out of 100')
     return rules
 
 

@@ -20,8 +20,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
+sys.path.insert(0, HERE)
 
 from swaplab import checks, logs, model, plausible, report, scoring, verdict  # noqa: E402
+import kitrun  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
 from swaplab.verdict import Record  # noqa: E402
@@ -1167,31 +1169,5 @@ class CommandLine(unittest.TestCase):
                                capture_output=True, text=True, timeout=60)
             self.assertEqual(p.returncode, 3)
 
-class _KitResult(unittest.TextTestResult):
-    """One line per test in the kit's format (tests/lib.sh), for tests/unit/run."""
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.stream.write(f'  ok    core: {test.id().split(".", 2)[-1]}\n')
-
-    def _bad(self, test, err):
-        msg = self._exc_info_to_string(err, test).strip().split('\n')[-1]
-        self.stream.write(f'  FAIL  core: {test.id().split(".", 2)[-1]}: {msg}\n')
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._bad(test, err)
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._bad(test, err)
-
-
 if __name__ == '__main__':
-    if sys.argv[1:] == ['--kit']:
-        suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-        res = unittest.TextTestRunner(stream=sys.stdout, verbosity=0, resultclass=_KitResult).run(suite)
-        bad = len(res.failures) + len(res.errors)
-        print(f'{res.testsRun - bad - len(res.skipped)} passed, {bad} failed')
-        sys.exit(1 if bad else 0)
-    unittest.main()
+    kitrun.main(__name__, 'core')

@@ -10,8 +10,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
+sys.path.insert(0, HERE)
 
 from swaplab import cpolicy  # noqa: E402
+import kitrun  # noqa: E402
 
 PATH = 'mm/swapfile.c'
 HEAD = '''# 1 "/src/linux/mm/swapfile.c"
@@ -152,31 +154,5 @@ class Constants(unittest.TestCase):
         self.assertFalse(cpolicy.is_int_constant('', t))
 
 
-class _KitResult(unittest.TextTestResult):
-    """One line per test in the kit's format (tests/lib.sh), for tests/unit/run."""
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.stream.write(f'  ok    cpolicy: {test.id().split(".", 1)[-1]}\n')
-
-    def _bad(self, test, err):
-        msg = self._exc_info_to_string(err, test).strip().split('\n')[-1]
-        self.stream.write(f'  FAIL  cpolicy: {test.id().split(".", 1)[-1]}: {msg[:400]}\n')
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._bad(test, err)
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._bad(test, err)
-
-
 if __name__ == '__main__':
-    if '--kit' in sys.argv:
-        r = unittest.TextTestRunner(stream=sys.stdout, resultclass=_KitResult, verbosity=0).run(
-            unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]))
-        bad = len(r.failures) + len(r.errors)
-        print(f'{r.testsRun - bad} passed, {bad} failed')
-        sys.exit(1 if bad else 0)
-    unittest.main()
+    kitrun.main(__name__, 'cpolicy')

@@ -16,28 +16,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
+sys.path.insert(0, HERE)
 
 from swaplab import intake, memcap, procs  # noqa: E402
-
-
-class _KitResult(unittest.TextTestResult):
-    """One line per test in the kit's format (tests/lib.sh), for tests/unit/run."""
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.stream.write(f'  ok    intake: {test.id().split(".", 2)[-1]}\n')
-
-    def _bad(self, test, err):
-        msg = self._exc_info_to_string(err, test).strip().split('\n')[-1]
-        self.stream.write(f'  FAIL  intake: {test.id().split(".", 2)[-1]}: {msg}\n')
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._bad(test, err)
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._bad(test, err)
+import kitrun  # noqa: E402
 
 
 class Intake(unittest.TestCase):
@@ -257,10 +239,4 @@ class Memory(unittest.TestCase):
 
 
 if __name__ == '__main__':
-    if sys.argv[1:] == ['--kit']:
-        suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-        res = unittest.TextTestRunner(stream=sys.stdout, verbosity=0, resultclass=_KitResult).run(suite)
-        bad = len(res.failures) + len(res.errors)
-        print(f'{res.testsRun - bad - len(res.skipped)} passed, {bad} failed')
-        sys.exit(1 if bad else 0)
-    unittest.main()
+    kitrun.main(__name__, 'intake')

@@ -17,8 +17,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
+sys.path.insert(0, HERE)
 
 from swaplab import policy  # noqa: E402
+import kitrun  # noqa: E402
 
 PATH = 'mm/swapfile.c'
 START = (b'// SPDX-License-Identifier: GPL-2.0-only\n'
@@ -283,31 +285,5 @@ class Bounds(unittest.TestCase):
         self.assertEqual(refused(b'/*' + b'x' * policy.MAX_BYTES + b'*/\n'), [f'file size: {PATH}:0'])
 
 
-class _KitResult(unittest.TextTestResult):
-    """One line per test in the kit's format (tests/lib.sh), for tests/unit/run."""
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.stream.write(f'  ok    policy: {test.id().split(".", 1)[-1]}\n')
-
-    def _bad(self, test, err):
-        msg = self._exc_info_to_string(err, test).strip().split('\n')[-1]
-        self.stream.write(f'  FAIL  policy: {test.id().split(".", 1)[-1]}: {msg[:400]}\n')
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._bad(test, err)
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._bad(test, err)
-
-
 if __name__ == '__main__':
-    if sys.argv[1:] == ['--kit']:
-        suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-        res = unittest.TextTestRunner(stream=sys.stdout, verbosity=0, resultclass=_KitResult).run(suite)
-        bad = len(res.failures) + len(res.errors)
-        print(f'{res.testsRun - bad - len(res.skipped)} passed, {bad} failed')
-        sys.exit(1 if bad else 0)
-    unittest.main()
+    kitrun.main(__name__, 'policy')
