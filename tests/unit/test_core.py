@@ -1038,6 +1038,77 @@ class Numbers(unittest.TestCase):
         self.assertEqual(self.n.sig_round(6.5029, '6.50'), 6.5)
         self.assertNotEqual(self.n.sig_round(6.5437, '6.50'), 6.5)
 
+    # 5. the handouts' openings and the one gate table
+    BOX = ('# Lab 01: x\n\n'
+           '> - **You build:** a thing.\n'
+           '> - **Done when:** `make grade LAB=01` scores 100.\n'
+           '> - **You learn:** how.\n'
+           '> - **Time:** 1.0 to 2.0 h.\n'
+           '\n## The structure that changes\n\n```\n a -> b\n```\n\nText.\n')
+
+    def openings(self, handout):
+        self.write('labs/01-x/README.md', handout)
+        return self.n.openings(self.root)
+
+    def test_a_box_of_twelve_lines_passes(self):
+        box = self.BOX.replace('> - **You learn:** how.\n', '> - **You learn:** how.\n' + '>   more.\n' * 8)
+        self.assertEqual(box.split('\n\n')[1].count('\n') + 1, 12)
+        ok, bad = self.openings(box)
+        self.assertEqual(bad, [])
+        self.assertTrue(any('labs/01-x/README.md: opens with its box' in o for o in ok), ok)
+
+    def test_a_box_of_thirteen_lines_fails(self):
+        box = self.BOX.replace('> - **You learn:** how.\n', '> - **You learn:** how.\n' + '>   more.\n' * 9)
+        _, bad = self.openings(box)
+        self.assertTrue(any('the opening box has 13 lines, at most 12' in b for b in bad), bad)
+
+    def test_the_box_items_and_the_picture_are_checked(self):
+        _, bad = self.openings(self.BOX.replace('You learn', 'You enjoy'))
+        self.assertTrue(any("the box's items are" in b for b in bad), bad)
+        _, bad = self.openings(self.BOX.replace('## The structure that changes', '## Later'))
+        self.assertTrue(any('the picture' in b and 'does not follow the box' in b for b in bad), bad)
+        _, bad = self.openings(self.BOX.replace('> - **You build:**', '**You build:**'))
+        self.assertTrue(bad, 'a handout without a box passed')
+
+    def real_kit_copy(self, lab_dir):
+        """the kit's README.md (its gate table) and lab LAB_DIR's handout,
+        copied into the made-up kit"""
+        for rel in ('README.md', f'labs/{lab_dir}/README.md'):
+            os.makedirs(os.path.dirname(os.path.join(self.root, rel)), exist_ok=True)
+            with open(os.path.join(ROOT, rel), encoding='utf-8') as f:
+                self.write(rel, f.read())
+        import shutil
+        shutil.rmtree(os.path.join(self.root, 'labs', '01-x'))
+        with open(os.path.join(self.root, 'labs', lab_dir, 'README.md'), encoding='utf-8') as f:
+            return f.read()
+
+    def test_the_kit_handouts_on_a_copy(self):
+        # lab 03's handout as it is passes; with a 13-line box, or with the
+        # gate table pasted back (the old per-lab form: its header and
+        # rows, or rows alone), it fails
+        name = 'labs/03-readahead-skip/README.md'
+        text = self.real_kit_copy('03-readahead-skip')
+        ok, bad = self.n.openings(self.root)
+        self.assertEqual(bad, [])
+        self.assertIn(f'{name}: opens with its box and picture, no copy of the gate table', ok)
+        lines = text.split('\n')
+        n = 2
+        while lines[n].startswith('>'):
+            n += 1
+        self.write(name, '\n'.join(lines[:n] + ['>   more.'] * (13 - (n - 2)) + lines[n:]))
+        _, bad = self.n.openings(self.root)
+        self.assertTrue(any(b.startswith(f'{name}:3: the opening box has 13 lines') for b in bad), bad)
+        with open(os.path.join(ROOT, 'README.md'), encoding='utf-8') as f:
+            gates = [ln for ln in self.n.GATE_TABLE.search(f.read()).group(1).split('\n') if ln.startswith('| ')]
+        self.assertGreater(len(gates), 10, 'README.md has no gate table')
+        old = ['| ' + ' | '.join(ln.strip('| ').split(' | ')[:4]) + ' |' for ln in gates]   # Gate Cap Kernel Why
+        end = '<!-- end of score table -->'
+        for pasted in (old, old[2:], gates[2:4]):
+            self.write(name, text.replace(end, '\n'.join(pasted) + '\n\n' + end))
+            _, bad = self.n.openings(self.root)
+            self.assertTrue(any(b.startswith(f'{name}:') and 'repeats the gate table' in b for b in bad),
+                            (pasted[:2], bad))
+
 
 class Model(unittest.TestCase):
     """grader/swaplab/model.py: the MVA contention model and its chart."""
