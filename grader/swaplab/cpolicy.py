@@ -36,7 +36,7 @@ import pickle
 import re
 import subprocess
 import sys
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set
 
 from . import policy
 
@@ -54,8 +54,7 @@ COUNTED = ('usermode helper', 'file I/O', 'kunit', 'swaplab', 'debugfs and proc 
 
 _TOKEN = re.compile(r'(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"|(?:[LUu]|u8)?\'(?:[^\'\\\n]|\\.)*\'|'
                     r'\.?[0-9](?:[eEpP][+-]|[\w.])*|[A-Za-z_]\w*|##|\S')
-_IDENT = re.compile(r'[A-Za-z_]\w*\Z')
-_STR = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_STR = policy._STRING_TOK        # one string literal token, as the source policy lexes it
 # a run of adjacent string literals (with their prefixes), as the compiler joins them
 _STRRUN = re.compile(r'(?:(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
 _SECTION = re.compile(r'\b__section__\s*\(\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)\)')

@@ -631,10 +631,7 @@ def main(argv: List[str]) -> int:
         except Rejected as e:
             g.commit = ''
             g.context = context(a, a.lab, '')
-            grader.finish('rejected', str(e))
-            hy = Record('hygiene', a.lab, 0)
-            hy.set('FAIL', str(e))
-            g.records.insert(0, hy)
+            _reject(g, grader, str(e))
             return _end(g, a, t0)
         g.commit = commit
         if not a.build_only:
@@ -655,12 +652,8 @@ def main(argv: List[str]) -> int:
                               own=a.src[0] == 'self', start=getattr(a, 'start_commit', ''))
         try:
             grader.run(kernels)
-        except Rejected as e:        # refused by what the compiler reads
-            run.kill_children()
-            grader.finish('rejected', str(e))
-            hy = Record('hygiene', a.lab, 0)
-            hy.set('FAIL', str(e))
-            g.records.insert(0, hy)
+        except Rejected as e:        # refused by what the compiler reads (_end stops the builds)
+            _reject(g, grader, str(e))
             return _end(g, a, t0)
         finally:
             if a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES'):
@@ -677,6 +670,13 @@ def main(argv: List[str]) -> int:
     except Exception as e:   # a bug of the grader: still a report
         _error(g, grader, f'grader bug: {type(e).__name__}: {e}', traceback.format_exc())
     return _end(g, a, t0)
+
+
+def _reject(g: Grade, grader: 'Grader', msg: str) -> None:
+    """The submission is refused (intake, hygiene, a policy): no check is
+    run, and a hygiene row says why."""
+    grader.finish('rejected', msg)
+    g.records.insert(0, Record('hygiene', g.lab, 0).set('FAIL', msg))
 
 
 def _error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
