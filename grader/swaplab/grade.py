@@ -75,7 +75,8 @@ each build process's address space).
 Exit status:
   0    every check passed
   1    some check failed (FAIL, ERROR, TIMEOUT or SKIP)
-  2    the submission was rejected before building (hygiene)
+  2    the submission was rejected before anything was booted (hygiene,
+       the policies on its source and on what the compiler reads)
   3    grader error: bad arguments, no work repository, a broken kit
   130  interrupted (SIGINT, SIGTERM or SIGHUP); reports say so
 """

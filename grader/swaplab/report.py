@@ -239,7 +239,7 @@ def print_summary(g: Grade, f: TextIO) -> None:
     print(text_table(g), file=f)
     print(file=f)
     if g.status == 'rejected':
-        print(f'lab {g.lab}: submission rejected before building: {g.message}', file=f)
+        print(f'lab {g.lab}: submission rejected before anything was booted: {g.message}', file=f)
     elif g.status == 'error':
         print(f'lab {g.lab}: grader error: {g.message}', file=f)
     else:
