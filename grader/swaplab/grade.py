@@ -646,6 +646,9 @@ def main(argv: List[str]) -> int:
                         else []))
         print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
         run.note(_MEMORY[0])
+        first = run.first_build()
+        if first:
+            run.note(first)
         if a.gradescope:      # rewritten after every check (progress_report)
             grader.on_record = lambda: progress_report(g, grader, a.gradescope)
             grader.on_record()

@@ -54,6 +54,22 @@ def note(msg: str) -> None:
 
 
 # ---------------------------------------------------------------- builds
+FIRST_BUILD_NOTE = ('first grade with this build cache ({cache}): it builds two kernels, fast and '
+                    'debug, from scratch, about 20 minutes on a 2-core machine without KVM (README, '
+                    '§ Students: "Time of the first build"); later grades recompile only what changed')
+
+
+def first_build() -> Optional[str]:
+    """The note to print before a grade that builds from scratch: no object
+    folder of this build cache holds a vmlinux (scripts/build-kernel keeps
+    one per config, obj/fast and obj/debug), so no kernel was ever built
+    with it.  None when one was."""
+    cache = os.environ.get('SWAPLAB_CACHE', '')
+    if not cache or any(os.path.exists(os.path.join(cache, 'obj', c, 'vmlinux')) for c in ('fast', 'debug')):
+        return None
+    return FIRST_BUILD_NOTE.format(cache=cache)
+
+
 class Kernels:
     """The graded kernel's images, built at most once per config; the debug
     build may start in the background while fast-kernel checks run."""

@@ -1173,6 +1173,40 @@ class Limits(unittest.TestCase):
                          'on the reference grades of tests/stages, full tier)')
 
 
+class FirstBuild(unittest.TestCase):
+    """The first grade with an empty build cache says it builds two
+    kernels from scratch, and about how long that takes; later ones don't."""
+
+    def test_said_only_while_no_kernel_was_built(self):
+        from swaplab import run
+        with tempfile.TemporaryDirectory() as d:
+            old = os.environ.get('SWAPLAB_CACHE')
+            os.environ['SWAPLAB_CACHE'] = d
+            try:
+                msg = run.first_build()
+                self.assertIn('builds two kernels', msg or '')
+                self.assertIn('20 minutes', msg or '')
+                self.assertIn(d, msg or '')
+                # an object folder that was configured but never linked
+                os.makedirs(os.path.join(d, 'obj', 'debug'))
+                self.assertIsNotNone(run.first_build())
+                open(os.path.join(d, 'obj', 'debug', 'vmlinux'), 'w').close()
+                self.assertIsNone(run.first_build())
+            finally:
+                if old is None:
+                    del os.environ['SWAPLAB_CACHE']
+                else:
+                    os.environ['SWAPLAB_CACHE'] = old
+
+    def test_the_time_it_quotes_is_the_readmes(self):
+        from swaplab import run
+        with open(os.path.join(ROOT, 'README.md'), encoding='utf-8') as f:
+            readme = f.read()
+        self.assertIn('Time of the first build', readme)
+        self.assertIn('plan on about 20 minutes', ' '.join(readme.split()))
+        self.assertIn('Time of the first build', run.FIRST_BUILD_NOTE)
+
+
 class CommandLine(unittest.TestCase):
     def run_grade(self, *args, env=None):
         with tempfile.TemporaryDirectory() as d:
