@@ -27,6 +27,9 @@ help:
 ## make kernel STAGE=NN CONFIG=fast|debug   build (or reuse) a stage kernel
 ## make run STAGE=NN [CONFIG=..] [TEST=script]  boot reference stage NN
 ## make gdb STAGE=NN        boot halted with a gdb stub; prints how to attach
+## make shell [CMD='make grade LAB=01']   on a host that is not Debian 12: a
+##                          shell (or CMD) in the kit's Debian 12 container
+##                          (podman or docker; container/Containerfile)
 ## make autograder LAB=NN [TIMEOUT=s GRADE_ARGS='..' OUT=dir]  instructors: the
 ##                          Gradescope bundle OUT/autograder-labNN.zip (default out/)
 
@@ -103,6 +106,10 @@ bench: setup
 .PHONY: contention
 contention: setup
 	@scripts/contention
+
+.PHONY: shell
+shell:
+	@scripts/shell $(if $(CMD),bash -c '$(CMD)')
 
 autograder:
 	@autograder/make-bundle $(LAB) $(if $(OUT),--out "$(OUT)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
