@@ -33,7 +33,7 @@ COMMIT=$(conf KIT_COMMIT)
 REF=$(conf KIT_REF)
 case "$LAB" in 0[1-6]) ;; *) echo "setup.sh: bad LAB '$LAB' in swaplab-autograder.conf" >&2; exit 1 ;; esac
 # Gradescope's zip upload builds on Ubuntu, which has no linux-source-6.1
-# shellcheck disable=SC1091
+# shellcheck disable=SC1091 # the image's /etc/os-release, not a file of the kit
 os=$(. /etc/os-release 2>/dev/null && echo "${ID:-?} ${VERSION_ID:-?}")
 if [ "$os" != "debian 12" ]; then
 	echo "setup.sh: this is $os; swaplab needs Debian 12 (the kernel is Debian's linux-source-6.1)." >&2
