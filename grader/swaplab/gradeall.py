@@ -34,6 +34,25 @@ still written).
 """
 
 
+HELP_JOBS = """
+In parallel (a cluster, several machines, GNU parallel):
+grader/grade-all --lab NN DIR --emit-jobs JOBS [--timeout S] [--only A,B]
+  writes JOBS/jobs/<student>.sh, one self-contained command per submission
+  (it runs grader/grade as the serial run does, same limit, into
+  JOBS/results/<student>/), JOBS/jobs.txt (one command a line) and
+  JOBS/slurm.sbatch (an array job: task i runs line i+1 of jobs.txt).
+  The paths are absolute: emit where every node sees the same files, with
+  the kit set up on each node (make setup).
+grader/grade-all --merge JOBS
+  writes JOBS/results/summary.csv, .json and .html from the result
+  folders, with the serial run's code (the same bytes for the same
+  results); a submission whose job left nothing is a row "not graded".
+  Exit: 0, 1 when some job left nothing (the summary is still written),
+  3 on bad arguments.
+"""
+HELP = HELP + HELP_JOBS
+
+
 class _Stop(Exception):
     pass
 
@@ -43,7 +62,14 @@ def _on_signal(signum, frame):
 
 
 def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
-    who = os.path.basename(d)
+    """Grade submission F into folder D; its summary row."""
+    return row_of(d, run_grade(f, lab, d, limit, only))
+
+
+def run_grade(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
+    """grader/grade on F under LIMIT seconds, its report and log in D;
+    what the row needs besides the report, also written to D/job.json (so
+    that --merge can make the row where the grade ran elsewhere)."""
     os.makedirs(d, exist_ok=True)
     res = os.path.join(d, 'result.json')
     if os.path.exists(res):
@@ -78,11 +104,24 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
             # grade-all, the subreaper: the whole tree of this submission
             # is gone before the next one starts
             procs.stop_descendants()
+    job = {'student': os.path.basename(d), 'patch': f, 'patch_sha256': _sha256(f), 'exit_code': rc,
+           'timed_out': timed_out, 'limit': limit, 'seconds': round(time.time() - t0, 1)}
+    with open(os.path.join(d, 'job.json'), 'w', encoding='utf-8') as fh:
+        json.dump(job, fh, indent=1)
+        fh.write('\n')
+    return job
+
+
+def row_of(d: str, job: dict) -> dict:
+    """The summary row of the grade in folder D (its result.json), JOB
+    being what run_grade returned (or wrote to D/job.json)."""
+    who, res = os.path.basename(d), os.path.join(d, 'result.json')
+    rc, timed_out, limit = job['exit_code'], job['timed_out'], job['limit']
     row = {'student': who, 'score': 0, 'max_score': 0, 'status': '', 'failed_checks': '', 'capped_by': '',
            'latency_ratio': '',
-           'seconds': round(time.time() - t0, 1), 'exit_code': rc, 'log': os.path.join(d, 'grade.log'),
+           'seconds': job['seconds'], 'exit_code': rc, 'log': os.path.join(d, 'grade.log'),
            'report': res, 'checks': {}, 'review': [], 'kit_commit': '', 'lab_start': '', 'submission': '',
-           'patch_sha256': _sha256(f)}
+           'patch_sha256': job['patch_sha256']}
     g = None
     try:
         g = report.read_json(res)
@@ -230,6 +269,8 @@ document.querySelectorAll('#t th').forEach(function (th, i) {{
 
 
 def main(argv: List[str]) -> int:
+    if any(a in ('--emit-jobs', '--merge', '--run-job') for a in argv):
+        return main_jobs(argv)
     lab = folder = out = ''
     limit, only, resume = 1800, [], False
     i = 0
@@ -308,3 +349,143 @@ def main(argv: List[str]) -> int:
     print()
     print(f"summary: {os.path.join(out, 'summary.csv')}, {os.path.join(out, 'summary.json')}")
     return rc
+
+
+# ---------------------------------------------------------------- in parallel
+def _submissions(folder: str) -> List[str]:
+    """The submissions of FOLDER, in the serial run's order."""
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                  if n.endswith(('.patch', '.diff')) and os.path.isfile(os.path.join(folder, n)))
+
+
+def _who(f: str) -> str:
+    """The student of submission F (its folder's name), as the serial run names it."""
+    return re.sub(r'[^A-Za-z0-9._-]', '_', os.path.splitext(os.path.basename(f))[0])
+
+
+def emit_jobs(lab: str, subs: List[str], jobs: str, limit: int, only: List[str]) -> None:
+    """JOBS/jobs/<student>.sh for each of SUBS, JOBS/jobs.txt, JOBS/slurm.sbatch."""
+    import shlex
+    jobs = os.path.abspath(jobs)
+    for sub in ('jobs', 'results', 'logs'):
+        os.makedirs(os.path.join(jobs, sub), exist_ok=True)
+    ga = os.path.join(ROOT, 'grader', 'grade-all')
+    lines = []
+    for n, f in enumerate(subs, 1):
+        who = _who(f)
+        cmd = [ga, '--lab', lab, '--run-job', os.path.abspath(f), '--out', os.path.join(jobs, 'results', who),
+               '--timeout', str(limit), *only]
+        script = os.path.join(jobs, 'jobs', f'{who}.sh')
+        with open(script, 'w', encoding='utf-8') as fh:
+            fh.write(f'#!/bin/sh\n# swaplab grade-all job {n} of {len(subs)}: {who}, lab {lab} (grade-all --emit-jobs);\n'
+                     f'# when every job has run: grader/grade-all --merge {shlex.quote(jobs)}\n'
+                     f'exec {shlex.join(cmd)}\n')
+        os.chmod(script, 0o755)
+        lines.append(shlex.quote(script))
+    with open(os.path.join(jobs, 'jobs.txt'), 'w', encoding='utf-8') as fh:
+        fh.write(''.join(f'{x}\n' for x in lines))
+    q = shlex.quote(os.path.join(jobs, 'jobs.txt'))
+    minutes = -(-(limit + 300) // 60)
+    with open(os.path.join(jobs, 'slurm.sbatch'), 'w', encoding='utf-8') as fh:
+        fh.write(f"""#!/bin/bash
+# swaplab grade-all, lab {lab}: a Slurm array, one task per submission
+# (grade-all --emit-jobs): sbatch {shlex.quote(os.path.join(jobs, 'slurm.sbatch'))}
+# then, when every task has ended: grader/grade-all --merge {shlex.quote(jobs)}
+# A grade wants 2 CPUs and 4 GB (README, Gradescope settings); the time is
+# the grade's limit ({limit} s) and 5 minutes for its report.
+#SBATCH --job-name=swaplab-lab{lab}
+#SBATCH --array=0-{len(subs) - 1}
+#SBATCH --cpus-per-task=2
+#SBATCH --mem=4G
+#SBATCH --time={minutes}
+#SBATCH --output={os.path.join(jobs, 'logs', 'slurm-%A_%a.out')}
+set -eu
+line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" {q})
+[ -n "$line" ] || {{ echo "slurm.sbatch: no line $((SLURM_ARRAY_TASK_ID + 1)) in {q}" >&2; exit 3; }}
+exec bash -c "$line"
+""")
+    print(f'==> {len(subs)} jobs for lab {lab}: {os.path.join(jobs, "jobs.txt")}, '
+          f'{os.path.join(jobs, "slurm.sbatch")}; results in {os.path.join(jobs, "results")}',
+          file=sys.stderr)
+
+
+def merge(jobs: str) -> int:
+    """JOBS/results/summary.* from the result folders (write_summary)."""
+    res = os.path.join(jobs, 'results')
+    if not os.path.isdir(res):
+        print(f'error: grade-all --merge: no results folder in {jobs}', file=sys.stderr)
+        return 3
+    who = sorted(n for n in os.listdir(res) if os.path.isdir(os.path.join(res, n)))
+    listed = os.path.join(jobs, 'jobs.txt')
+    if os.path.exists(listed):          # every submission emitted, run or not
+        import shlex
+        with open(listed, encoding='utf-8') as fh:
+            who = [os.path.splitext(os.path.basename(shlex.split(x)[0]))[0] for x in fh if x.strip()]
+    rows, missing = [], []
+    for w in who:
+        d = os.path.join(res, w)
+        try:
+            with open(os.path.join(d, 'job.json'), encoding='utf-8') as fh:
+                rows.append(row_of(d, json.load(fh)))
+        except (OSError, ValueError, KeyError):
+            row = row_of(d, {'exit_code': '', 'timed_out': False, 'limit': '', 'seconds': '', 'patch_sha256': ''})
+            row['status'] = 'not graded: its job left no job.json'
+            rows.append(row)
+            missing.append(w)
+    write_summary(res, rows)
+    print(f"==> {len(rows) - len(missing)} of {len(rows)} results: {os.path.join(res, 'summary.csv')}, "
+          f"summary.json, summary.html" + (f"; no result from: {' '.join(missing)}" if missing else ''),
+          file=sys.stderr)
+    return 1 if missing else 0
+
+
+def main_jobs(argv: List[str]) -> int:
+    """--emit-jobs, --merge and --run-job (what an emitted job runs)."""
+    opts = {'--lab': '', '--timeout': '1800', '--only': '', '--out': '', '--emit-jobs': '', '--merge': '',
+            '--run-job': ''}
+    folder = ''
+    try:
+        i = 0
+        while i < len(argv):
+            a = argv[i]
+            if a in opts:
+                opts[a] = argv[i + 1]
+                i += 2
+            elif a.startswith('-'):
+                raise ValueError(f"unknown option '{a}' here")
+            else:
+                folder, i = a, i + 1
+        limit = int(opts['--timeout'])
+    except (IndexError, ValueError) as e:
+        print(f'error: grade-all: bad arguments: {e} (see --help)', file=sys.stderr)
+        return 3
+    if opts['--merge']:
+        return merge(opts['--merge'])
+    lab, only = opts['--lab'], (['--only', opts['--only']] if opts['--only'] else [])
+    if not re.fullmatch(r'0[1-6]', lab):
+        print('error: grade-all: --lab must be 01..06', file=sys.stderr)
+        return 3
+    if opts['--run-job']:
+        if not opts['--out'] or not os.path.isfile(opts['--run-job']):
+            print('error: grade-all --run-job PATCH --out DIR: no such patch, or no --out', file=sys.stderr)
+            return 3
+        procs.set_subreaper()
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, _on_signal)
+        try:
+            job = run_grade(os.path.abspath(opts['--run-job']), lab, os.path.abspath(opts['--out']), limit, only)
+        except _Stop:
+            print('grade-all: interrupted; this job left no job.json', file=sys.stderr)
+            return 130
+        row = row_of(os.path.abspath(opts['--out']), job)
+        print(f"{row['student']}  {report._pts(row['score'])}/{report._pts(row['max_score'])}  {row['status']}")
+        return 0
+    if not os.path.isdir(folder):
+        print(f"error: grade-all: no such folder: {folder or 'nothing given'}", file=sys.stderr)
+        return 3
+    subs = _submissions(folder)
+    if not subs:
+        print(f'error: grade-all: no *.patch or *.diff in {folder}', file=sys.stderr)
+        return 3
+    emit_jobs(lab, subs, opts['--emit-jobs'], limit, only)
+    return 0
