@@ -14,8 +14,9 @@ help:
 ## make start LAB=NN        start lab NN: work/linux becomes your work tree
 ##                          (FROM=mine: from your own lab NN-1; FRESH=1: over)
 ## make grade LAB=NN        grade your work on lab NN (main job)
-## make handin LAB=NN ID=s1234  write your lab NN work as one patch to hand in
-##                          (named by ID, else by your git author email)
+## make handin LAB=NN ID=s1234 [HOURS=6.5]  write your lab NN work as one patch
+##                          to hand in (named by ID, else by your git author
+##                          email; HOURS: the hours you spent on it, optional)
 ## make run LAB=NN [TEST=tests/guest/X.sh ARGS=.. SWAP=pmem|two|mixed|rot]
 ##                          boot your lab NN kernel (with the lab's tests)
 ## make gdb LAB=NN          the same, halted, gdb stub, debug info (CONFIG=gdb)
@@ -87,8 +88,10 @@ start: setup
 grade: setup
 	@grader/grade --lab $(LAB) --self $(if $(LATENCY),--latency)
 
+# HOURS (command line only) reaches scripts/handin through the environment,
+# never through the shell's quoting: scripts/handin checks it
 handin: setup
-	@$(if $(ID),SWAPLAB_STUDENT='$(ID)') $(S)/handin $(LAB)
+	@$(if $(ID),SWAPLAB_STUDENT='$(ID)') $(if $(filter command line,$(origin HOURS)),SWAPLAB_HOURS="$$HOURS") $(S)/handin $(LAB)
 
 ## make student-kit LABS=01-NN OUT=dir   instructors: the student edition of
 ##                          labs 01-NN, a new git repository without solutions

@@ -27,12 +27,13 @@ list to grader/grade (a quick triage pass; the scores then count those
 checks only).  --resume (with the --out of an earlier run) keeps the rows of
 submissions already graded to the end, unchanged since.  summary.csv has a
 column per check (points earned), review flags, the kit commit, the lab
-start and the submission's hash; summary.html is the class as a sortable
+start and the submission's hash, and the hours the student gave (the
+hand-in's "Hours:" line, make handin HOURS=; empty when absent or not
+over 0 and at most 200); summary.html is the class as a sortable
 table, each failed check with its reason and excerpt.  Exit: 0 when every submission was graded (whatever its
 score), 3 on bad arguments, 130 when interrupted (the summary so far is
 still written).
 """
-
 
 HELP_JOBS = """
 In parallel (a cluster, several machines, GNU parallel):
@@ -122,6 +123,8 @@ def row_of(d: str, job: dict) -> dict:
            'seconds': job['seconds'], 'exit_code': rc, 'log': os.path.join(d, 'grade.log'),
            'report': res, 'checks': {}, 'review': [], 'kit_commit': '', 'lab_start': '', 'submission': '',
            'patch_sha256': job['patch_sha256']}
+    # the hours the hand-in says the lab took (make handin HOURS=): shown, never trusted
+    row['hours'], row['hours_note'] = read_hours(job['patch']) if job.get('patch') else ('', '')
     g = None
     try:
         g = report.read_json(res)
@@ -155,6 +158,53 @@ def row_of(d: str, job: dict) -> dict:
     return row
 
 
+HOURS_MAX = 200.0
+_HOURS = re.compile(r'(?:[0-9]{1,3}(?:\.[0-9]{1,2})?|\.[0-9]{1,2})')
+
+
+def parse_hours(text: str):
+    """The hours of an "Hours: V" value as scripts/handin writes it: a
+    number over 0 and at most HOURS_MAX, at most three digits and two
+    decimals; None for anything else (the value is the student's: it is
+    shown, never trusted for anything)."""
+    if not isinstance(text, str) or not _HOURS.fullmatch(text):
+        return None
+    v = float(text)
+    return v if 0 < v <= HOURS_MAX else None
+
+
+def fmt_hours(v) -> str:
+    """Hours as the summary writes them (6.5, 12, 0.25); '' when absent."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return ''
+    return f'{v:.2f}'.rstrip('0').rstrip('.')
+
+
+def read_hours(path: str) -> tuple:
+    """(hours or '', note) of the hand-in PATH: the "Hours: V" line of its
+    header (scripts/handin: the lines before the first blank line, which
+    git apply and the grader skip).  At most 4 KiB and 12 lines are read;
+    a line that is there but holds no valid hours gives '' and a note
+    quoting at most 40 characters of it."""
+    try:
+        with open(path, 'rb') as f:
+            head = f.read(4096)
+    except OSError:
+        return '', ''
+    for raw in head.split(b'\n')[:12]:
+        line = raw.decode('utf-8', 'replace').rstrip('\r')
+        if not line.strip() or line.startswith(('diff ', '--- ', '+++ ', '@@')):
+            break
+        if line.startswith('Hours:'):
+            text = line[len('Hours:'):].strip()
+            v = parse_hours(text)
+            if v is None:
+                shown = ''.join(c if c.isprintable() else '?' for c in text[:40])
+                return '', f'ignored Hours: {shown!r}: not a number of hours over 0 and at most {HOURS_MAX:g}'
+            return float(fmt_hours(v)), ''
+    return '', ''
+
+
 def _sha256(path: str) -> str:
     import hashlib
     h = hashlib.sha256()
@@ -182,7 +232,7 @@ def previous(summary: str, who: str, f: str) -> dict:
 def write_summary(out: str, rows: List[dict]) -> None:
     """summary.csv (one column per check: the points earned on the lab's
     own checks, the verdict of a gate; the gates that capped the score, the
-    latency ratio), summary.json (everything, the checks' verdicts and
+    latency ratio, the hours the student gave), summary.json (everything, the checks' verdicts and
     reasons too) and summary.html."""
     ids: List[str] = []
     for r in rows:
@@ -192,13 +242,13 @@ def write_summary(out: str, rows: List[dict]) -> None:
     with open(os.path.join(out, 'summary.csv'), 'w', encoding='utf-8', newline='') as f:
         w = csv.writer(f)
         w.writerow(['student', 'score', 'max', 'status', 'failed_checks', 'capped_by', 'latency_ratio',
-                    'seconds', *ids, 'review', 'kit_commit', 'lab_start', 'submission'])
+                    'seconds', 'hours', *ids, 'review', 'kit_commit', 'lab_start', 'submission'])
         for r in rows:
             per = [_cell(r['checks'][c]) if c in r.get('checks', {}) else '' for c in ids]
             w.writerow([r['student'], report._pts(r['score']), report._pts(r['max_score']), r['status'],
                         r['failed_checks'],
                         r.get('capped_by', ''), r.get('latency_ratio', ''), r['seconds'],
-                        *per, '; '.join(r.get('review', [])), r.get('kit_commit', ''), r.get('lab_start', ''),
+                        fmt_hours(r.get('hours', '')), *per, '; '.join(r.get('review', [])), r.get('kit_commit', ''), r.get('lab_start', ''),
                         r.get('submission', '')])
     with open(os.path.join(out, 'summary.json'), 'w', encoding='utf-8') as f:
         json.dump(rows, f, indent=1, ensure_ascii=False)
@@ -219,7 +269,7 @@ def write_html(out: str, rows: List[dict], ids: List[str]) -> None:
     student linked to the grade log, each failed check's cell showing its
     reason and excerpt."""
     from html import escape as e
-    head = ''.join(f'<th>{e(c)}</th>' for c in ['student', 'score', 'status', *ids, 'review', 'seconds'])
+    head = ''.join(f'<th>{e(c)}</th>' for c in ['student', 'score', 'status', *ids, 'review', 'seconds', 'hours'])
     body = []
     for r in rows:
         cells = [f'<td><a href="{e(os.path.relpath(r["log"], out))}">{e(r["student"])}</a></td>',
@@ -237,6 +287,8 @@ def write_html(out: str, rows: List[dict], ids: List[str]) -> None:
             cells.append(f'<td class="{cls}" data-v="{k["score"]}">{shown}{detail}</td>')
         cells.append(f'<td>{e("; ".join(r.get("review", [])))}</td>')
         cells.append(f'<td data-v="{r["seconds"]}">{r["seconds"]}</td>')
+        h = e(fmt_hours(r.get('hours', '')))
+        cells.append(f'<td data-v="{h}">{h}</td>')
         body.append('<tr>' + ''.join(cells) + '</tr>')
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>swaplab grade-all: {e(os.path.basename(out))}</title>
@@ -331,6 +383,7 @@ def main(argv: List[str]) -> int:
             row = previous(os.path.join(out, 'summary.json'), who, f) if resume else None
             if row is not None:
                 print(f'      {who}: already graded (--resume)', file=sys.stderr)
+                row['hours'], row['hours_note'] = read_hours(f)     # (a row of a kit before hours)
             else:
                 row = grade_one(os.path.abspath(f), lab, os.path.join(out, who), limit, only)
             rows.append(row)
