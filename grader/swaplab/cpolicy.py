@@ -24,7 +24,10 @@ the suite's preprocessor state.  Two rules follow:
            the start has, no lockdep identifier the start's unit never
            uses, no new string literal (adjacent ones joined) that imitates
            a result or KTAP line, no section name the start does not use,
-           no #pragma (a _Pragma, pasted or not) the start does not have.
+           no #pragma (a _Pragma, pasted or not) the start does not have,
+           no new asm template with more than instructions and labels
+           (asm_problem: a directive, a line for a generated header, a
+           '#' or a backslash, a name of the kit).
 A violation rejects the submission with the rule named.
 """
 from __future__ import annotations
@@ -42,7 +45,7 @@ from . import policy
 
 # the line the overlay puts before each suite's #include (scripts/overlay)
 CUT = 'SWAPLAB_LAB'
-CACHE_VERSION = 3      # of the parsed start units kept beside the dumps
+CACHE_VERSION = 4      # of the parsed start units kept beside the dumps
 # what tells one expansion of a macro from another: its place, its caller
 POSITIONAL = {'__LINE__', '__COUNTER__', '__FILE__', '__BASE_FILE__', '__FILE_NAME__', '__INCLUDE_LEVEL__',
               '__TIMESTAMP__', '__DATE__', '__TIME__', '__func__', '__FUNCTION__', '__PRETTY_FUNCTION__',
@@ -58,6 +61,11 @@ _STR = policy._STRING_TOK        # one string literal token, as the source polic
 # a run of adjacent string literals (with their prefixes), as the compiler joins them
 _STRRUN = re.compile(r'(?:(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
 _SECTION = re.compile(r'\b__section__\s*\(\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)\)')
+# an asm statement (or asm label) and its template, adjacent literals joined
+_ASM = re.compile(r'\b(?:__asm__|__asm|asm)\b\s*(?:(?:volatile|__volatile__|__volatile|inline|__inline|__inline__|goto)'
+                  r'\b\s*)*\(\s*((?:(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"\s*)+)')
+_ASM_ESC = {'n': '\n', 't': '\t', '\\': '\\', '"': '"', "'": "'", '0': '\0'}
+_ASM_LABEL = re.compile(r'\s*[A-Za-z0-9_.$]+:')
 _IDENTS = re.compile(r'\b[A-Za-z_]\w*')
 _STRIP = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|\b[0-9][\w.]*')
 _DEFINE = re.compile(r'#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?\s?(.*)\Z', re.S)
@@ -104,6 +112,39 @@ class Unit:
     sections: Set[str]
     cut: bool                            # the include point was found
     pragmas: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    asms: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+
+
+def asm_text(template: str) -> str:
+    """An asm template as the assembler reads it: C escapes decoded."""
+    return re.sub(r'\\(.)', lambda m: _ASM_ESC.get(m.group(1), '\\' + m.group(1)), template)
+
+
+def asm_problem(template: str) -> Optional[str]:
+    """What a template the lab start's unit does not have may not hold:
+    assembler directives (.set, .incbin, .pushsection...: they define
+    symbols, pull in files, fill sections), a line kbuild copies into a
+    generated header ("->": asm-offsets.h, which the linker script
+    includes), a '#' or a backslash (a comment, a directive or a splice
+    once that header is preprocessed), or a name of the kit or KUnit.
+    Instructions and labels only: the templates of the kernel's own
+    helpers that a lab uses are in the start's unit already."""
+    text = asm_text(template)
+    if policy._IMITATE.search(text) or any(rx.search(text) for rx in policy._IDENT_RES.values()):
+        return 'names the kit or KUnit'
+    for ch, why in (('->', 'a line kbuild copies into a generated header'), ('#', "a '#'"),
+                    ('\\', 'a backslash')):
+        if ch in text:
+            return why
+    for stmt in re.split(r'[\n;]', text):
+        while True:
+            m = _ASM_LABEL.match(stmt)
+            if not m:
+                break
+            stmt = stmt[m.end():]
+        if stmt.strip().startswith('.'):
+            return f'an assembler directive ({stmt.strip().split()[0]})'
+    return None
 
 
 def tokens(text: str) -> List[str]:
@@ -154,9 +195,10 @@ def parse(text: str) -> Unit:
     strings = collections.Counter(''.join(_unquote(t) for t in _STR.findall(m.group(0)))
                                   for m in _STRRUN.finditer(text))
     sections = {''.join(_unquote(t) for t in _STR.findall(m)) for m in _SECTION.findall(text)}
+    asms = collections.Counter(''.join(_unquote(t) for t in _STR.findall(m)) for m in _ASM.findall(text))
     before = collections.Counter(_IDENTS.findall(_STRIP.sub(' ', text)))
     idents = set(before) | set(_IDENTS.findall(_STRIP.sub(' ', '\n'.join(code[1])))) | defined
-    return Unit(macros, idents, before, strings, sections, cut_at >= 0, pragmas)
+    return Unit(macros, idents, before, strings, sections, cut_at >= 0, pragmas, asms)
 
 
 def is_int_constant(body: str, table: Dict[str, Macro], depth: int = 0) -> bool:
@@ -266,6 +308,11 @@ def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], pa
         # pop_macro change macros without a #define, diagnostics hide warnings
         if cnt > start.pragmas.get(p, 0):
             bad.append(Violation('#pragma (in what the compiler reads)', path, p))
+    for t in sorted(set(sub.asms) - set(start.asms)):
+        why = asm_problem(t)
+        if why:
+            bad.append(Violation('asm (in what the compiler reads)', path,
+                                 f'a new asm template with {why}: {asm_text(t)!r}'))
     for s in sorted(sub.sections - start.sections):
         bad.append(Violation('section (in what the compiler reads)', path, f'new section "{s}"'))
     return bad

@@ -148,6 +148,12 @@ _IDENT_FAMILIES = {
     'debugfs and proc file': r'\b(debugfs_\w+|DEFINE_DEBUGFS_ATTRIBUTE\w*|DEFINE_SIMPLE_ATTRIBUTE\w*|'
                              r'proc_create\w*|proc_mkdir\w*|proc_remove|remove_proc_\w+|proc_symlink|'
                              r'securityfs_\w+|sysfs_create_\w+|kernfs_\w+)\b',
+    # what tells one translation unit of the kernel from another: a lab
+    # header that acts only where asm-offsets.c (COMPILE_OFFSETS), bounds.c
+    # or the linker script includes it writes into the build's generated
+    # files (the red team's linker-script attack); no lab needs them
+    'build context': r'\b(COMPILE_OFFSETS|__GENERATING_BOUNDS_H|LINKER_SCRIPT|__ASSEMBLY__|KBUILD_\w+|'
+                     r'__KBUILD_MODNAME|BUILD_VDSO\w*|DISABLE_BRANCH_PROFILING|__DISABLE_EXPORTS)\b',
     # what tells the suite's calls from the kernel's at run time or by
     # position: no lab needs them
     'caller detection': r'\b(__builtin_return_address|__builtin_frame_address|__builtin_extract_return_addr|'

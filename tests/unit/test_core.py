@@ -1173,6 +1173,50 @@ class Limits(unittest.TestCase):
                          'on the reference grades of tests/stages, full tier)')
 
 
+class GeneratedFiles(unittest.TestCase):
+    """scripts/check-generated: a submission's build must generate the
+    reference build's asm-offsets.h, bounds.h and linker script."""
+
+    def run_check(self, ref, obj):
+        p = subprocess.run([os.path.join(ROOT, 'scripts', 'check-generated'), ref, obj],
+                           capture_output=True, text=True)
+        return p.returncode, p.stderr
+
+    @staticmethod
+    def tree(d, files):
+        for rel, text in files.items():
+            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(d, rel), 'w') as f:
+                f.write(text)
+
+    def test_same_passes_and_a_difference_is_refused(self):
+        gen = {'include/generated/asm-offsets.h': '#define pt_regs_bx 40 /* x */\n',
+               'include/generated/bounds.h': '#define NR_PAGEFLAGS 22\n',
+               'arch/x86/kernel/vmlinux.lds': 'OUTPUT_FORMAT("elf64-x86-64")\n'}
+        with tempfile.TemporaryDirectory() as ref, tempfile.TemporaryDirectory() as obj:
+            self.tree(ref, gen)
+            self.tree(obj, gen)
+            self.assertEqual(self.run_check(ref, obj), (0, ''))
+            self.tree(obj, {'include/generated/asm-offsets.h': gen['include/generated/asm-offsets.h'] +
+                            '\tkunit_do_failed_assertion = swap_stat_flush;\n'})
+            rc, err = self.run_check(ref, obj)
+            self.assertEqual(rc, 4)
+            self.assertIn('refused: what the build generated: include/generated/asm-offsets.h', err)
+            # a link in place of the file, and a file the build lost
+            os.remove(os.path.join(obj, 'include/generated/asm-offsets.h'))
+            os.symlink(os.path.join(ref, 'include/generated/asm-offsets.h'),
+                       os.path.join(obj, 'include/generated/asm-offsets.h'))
+            self.assertEqual(self.run_check(ref, obj)[0], 4)
+            os.remove(os.path.join(obj, 'arch/x86/kernel/vmlinux.lds'))
+            self.assertIn('vmlinux.lds', self.run_check(ref, obj)[1])
+
+    def test_a_file_the_reference_never_built_is_not_compared(self):
+        with tempfile.TemporaryDirectory() as ref, tempfile.TemporaryDirectory() as obj:
+            self.tree(obj, {'include/generated/bounds.h': 'anything\n'})
+            self.assertEqual(self.run_check(ref, obj), (0, ''))
+            self.assertEqual(self.run_check(ref, os.path.join(obj, 'nope'))[0], 3)
+
+
 class FirstBuild(unittest.TestCase):
     """The first grade with an empty build cache says it builds two
     kernels from scratch, and about how long that takes; later ones don't."""

@@ -141,6 +141,31 @@ class Tokens(unittest.TestCase):
         self.assertEqual(rules('static void f(void) { debug_locks_off(); }\n'),
                          ['lockdep identifiers in what the compiler reads'])
 
+    def test_an_asm_line_for_a_generated_header(self):
+        # the red team's linker-script attack: "->" lines that kbuild
+        # copies from asm-offsets.s into asm-offsets.h, a splice in them
+        self.assertEqual(rules('static void __attribute__((__used__)) n(void) { if (0) asm volatile('
+                               '"# ALT: oldnstr\\n661:\\n\\t" "\\n->\\t#if\\tdefined(LINKER_SCRIPT)\\n->ku\\\\\\n'
+                               '->nit_do_failed_assertion\\t=\\tswap_stat_flush;\\n" ::: "memory"); }\n'),
+                         ['asm (in what the compiler reads)'])
+
+    def test_an_asm_directive_or_a_kunit_name(self):
+        for t in ('".set kunit_do_failed_assertion, f"', '"1:\\n\\t.incbin \\"/etc/shadow\\""',
+                  '"ku" "nit_do_failed_assertion"', '".pushsection .kunit_test_suites"'):
+            self.assertIn('asm (in what the compiler reads)', rules(f'asm({t});\n'), t)
+        # an asm label is a template too
+        self.assertIn('asm (in what the compiler reads)',
+                      rules('extern void g(void) __asm__("kunit_do_failed_assertion");\n'))
+
+    def test_instructions_and_labels_pass_and_the_starts_templates_pass(self):
+        self.assertEqual(rules('static void f(int *p) { asm volatile("lock; incl %0" : "+m" (*p)); '
+                               'asm volatile("1:\\tpause\\n\\tjmp 1b"); }\n'), [])
+        head = HEAD + 'static void h(void) { asm volatile("661:\\n\\t.pushsection .altinstructions"); }\n'
+        start = cpolicy.parse(head + SUITE)
+        sub = cpolicy.parse(head + 'static void k(void) { asm volatile("661:\\n\\t.pushsection .altinstructions"); }\n'
+                            + SUITE)
+        self.assertEqual(cpolicy.check(start, sub, set(), [PATH], PATH, SUITE_IDS), [])
+
     def test_what_the_suite_does_after_the_include_point_is_not_the_submission(self):
         # the suite's own strings and identifiers are not counted
         self.assertNotIn('lab01_case', START.before)

@@ -69,6 +69,9 @@ SAMPLES = {
     policy.rule_lines: ('the line rules, on logical lines: splices (with blanks) joined, comments as gcc ends them',
                         None, [
         (b'int y = call_user\\\nmodehelper(0);\n', 'usermode helper identifiers'),
+        (b'enum { n_ = 1, n_COMPILE_OFFSETS = 0 };\nint v = __PASTE(n_, COMPILE_OFFSETS);\n',
+         'build context identifiers'),
+        (b'#define W defined(LINKER_SCRIPT)\n', 'build context identifiers'),
         (b'int y = call_user\\  \t\nmodehelper(0);\n', 'usermode helper identifiers'),
         (b'/* a comment *\\\n/ int z = filp_open(0, 0, 0);\n', 'file I/O identifiers'),
         (b'/* a comment *\\ \n/ int z = filp_open(0, 0, 0);\n', 'file I/O identifiers'),
