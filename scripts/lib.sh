@@ -58,7 +58,11 @@ njobs() {
 	as=$(sandbox_as)
 	mem=$(awk '$1 == "MemTotal:" { print $2 * 1024 }' /proc/meminfo 2>/dev/null || true)
 	if [ "$as" -gt 0 ] && [ -n "$mem" ]; then
-		cap=$(awk -v m="$mem" -v s="${SWAPLAB_MEM_SHARE:-0.5}" -v a="$as" 'BEGIN { c = int(m * s / a); print (c < 1 ? 1 : c) }')
+		# (less 2 GiB: the policy on what the compiler reads runs beside a
+		# graded build, its gcc -E under the same cap, then its parse
+		# under 2 GiB, scripts/cpp-policy)
+		cap=$(awk -v m="$mem" -v s="${SWAPLAB_MEM_SHARE:-0.5}" -v a="$as" \
+			'BEGIN { c = int((m * s - 2 * 1024 ^ 3) / a); print (c < 1 ? 1 : c) }')
 		[ "$n" -le "$cap" ] || n=$cap
 	fi
 	echo "$n"

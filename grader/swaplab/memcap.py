@@ -179,7 +179,8 @@ def _jobs_as() -> str:
         return 'build jobs x address space per process (scripts/lib.sh njobs)'
     if not a:
         return f'-j{n} build jobs, no address-space cap (SWAPLAB_SANDBOX_AS=0)'
-    return f'-j{n} build jobs x {a / (1 << 30):g} GiB of address space per sandboxed process (scripts/lib.sh njobs)'
+    return (f'-j{n} build jobs x {a / (1 << 30):g} GiB of address space per sandboxed process, and 2 GiB for '
+            'the policy beside them (scripts/lib.sh njobs)')
 
 
 def release(mine: Optional[str]) -> None:
