@@ -165,6 +165,11 @@ class Tokens(unittest.TestCase):
         sub = cpolicy.parse(head + 'static void k(void) { asm volatile("661:\\n\\t.pushsection .altinstructions"); }\n'
                             + SUITE)
         self.assertEqual(cpolicy.check(start, sub, set(), [PATH], PATH, SUITE_IDS), [])
+        # the kernel's templates carry __COUNTER__ and __LINE__: numbers move
+        init = 'asm(".section \\".initcall4.init\\", \\"a\\"\\n__initcall__kmod_swapfile__{}_{}_swapfile_init4:");\n'
+        start = cpolicy.parse(HEAD + init.format(369, 3583) + SUITE)
+        sub = cpolicy.parse(HEAD + init.format(381, 3615) + SUITE)
+        self.assertEqual(cpolicy.check(start, sub, set(), [PATH], PATH, SUITE_IDS), [])
 
     def test_what_the_suite_does_after_the_include_point_is_not_the_submission(self):
         # the suite's own strings and identifiers are not counted
