@@ -63,7 +63,7 @@ _STRRUN = re.compile(r'(?:(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"\s*)+')
 _SECTION = re.compile(r'\b__section__\s*\(\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)\)')
 # an asm statement (or asm label) and its template, adjacent literals joined
 _ASM = re.compile(r'\b(?:__asm__|__asm|asm)\b\s*(?:(?:volatile|__volatile__|__volatile|inline|__inline|__inline__|goto)'
-                  r'\b\s*)*\(\s*((?:(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"\s*)+)')
+                  r'\b\s*)*\(\s*(' + _STRRUN.pattern + ')')
 _ASM_ESC = {'n': '\n', 't': '\t', '\\': '\\', '"': '"', "'": "'", '0': '\0'}
 _ASM_LABEL = re.compile(r'\s*[A-Za-z0-9_.$]+:')
 _DIGITS = re.compile(r'[0-9]+')
@@ -157,6 +157,11 @@ def _unquote(tok: str) -> str:
     return tok[tok.index('"') + 1:-1]
 
 
+def _joined(run: str) -> str:
+    """A run of adjacent string literals, joined as the compiler joins them."""
+    return ''.join(_unquote(t) for t in _STR.findall(run))
+
+
 def parse(text: str) -> Unit:
     """A gcc -E -dD output."""
     lines = text.split('\n')
@@ -194,10 +199,9 @@ def parse(text: str) -> Unit:
                 if u:
                     macros.pop(u.group(1), None)
     text = '\n'.join(code[0])
-    strings = collections.Counter(''.join(_unquote(t) for t in _STR.findall(m.group(0)))
-                                  for m in _STRRUN.finditer(text))
-    sections = {''.join(_unquote(t) for t in _STR.findall(m)) for m in _SECTION.findall(text)}
-    asms = collections.Counter(''.join(_unquote(t) for t in _STR.findall(m)) for m in _ASM.findall(text))
+    strings = collections.Counter(_joined(m.group(0)) for m in _STRRUN.finditer(text))
+    sections = {_joined(m) for m in _SECTION.findall(text)}
+    asms = collections.Counter(_joined(m) for m in _ASM.findall(text))
     before = collections.Counter(_IDENTS.findall(_STRIP.sub(' ', text)))
     idents = set(before) | set(_IDENTS.findall(_STRIP.sub(' ', '\n'.join(code[1])))) | defined
     return Unit(macros, idents, before, strings, sections, cut_at >= 0, pragmas, asms)
