@@ -125,12 +125,15 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
     """(commit, what): the commit of the work repository to grade, made on
     a private index for trees and patches after the hygiene checks.  REVIEW
     receives the softer flags; LENIENT (make run/gdb on the student's own
-    tree) warns about source policy violations instead of rejecting."""
+    tree) warns about source policy violations instead of rejecting.  The
+    student's own tree (--self, make grade) with no change yet is graded as
+    the lab starts; an empty --patch or --tree is refused."""
     review = review if review is not None else []
     repo = os.environ['LINUX_REPO']
     if not os.path.isdir(os.path.join(repo, '.git')):
         raise GraderError(f"no kernel work repository at {repo}; run 'make setup' first")
     kind, val = a.src
+    own = kind == 'self'
     if kind == 'self':
         p = subprocess.run([os.path.join(ROOT, 'scripts', 'start'), lab], stdout=sys.stderr)
         if p.returncode != 0:
@@ -207,9 +210,12 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
         raw = subprocess.run(['git', '-C', repo, 'diff', '--cached', '--no-renames', '--raw', '-z', start],
                              capture_output=True, env=env, check=True).stdout
         bad = policy.result(raw, lab)
-        if bad == ['changes nothing'] and lenient:
-            # make run/gdb LAB=NN right after make start: boot the start
-            run.note(f'nothing changed yet: building lab {lab} as it starts')
+        if bad == ['changes nothing'] and (lenient or own):
+            # make run/gdb/grade LAB=NN right after make start: the start
+            # is built (and graded: every check shows what it expects); a
+            # hand-in of no change is still refused (--patch, --tree)
+            run.note(f'nothing changed yet: {"grading" if own and not lenient else "building"} '
+                     f'lab {lab} as it starts')
             bad = []
         if bad:
             raise Rejected(f'the {kind} ' + '; '.join(bad[:4]))
