@@ -47,14 +47,22 @@ t_summary() {
 # host-only check of every lab; make test-full
 # (SWAPLAB_TEST_FULL=1) grades every stage and every lab.  T_LABS lists
 # the labs (and stages) whose kernels this tier builds and boots
-# ("all": every one).
-if [ "${SWAPLAB_TEST_FULL:-0}" = 1 ]; then
+# ("all": every one).  SWAPLAB_TEST_LABS="04 06" (developers: the labs a
+# change touches, before the full tier) boots those labs and stages only.
+if [ -n "${SWAPLAB_TEST_LABS:-}" ]; then
+	case "$SWAPLAB_TEST_LABS" in *[!0-9\ ]*) echo "SWAPLAB_TEST_LABS: two-digit labs separated by spaces, got '$SWAPLAB_TEST_LABS'" >&2; exit 2 ;; esac
+	T_TIER="labs $SWAPLAB_TEST_LABS"
+	T_LABS=$SWAPLAB_TEST_LABS
+elif [ "${SWAPLAB_TEST_FULL:-0}" = 1 ]; then
 	T_TIER=full
 	T_LABS=all
 else
 	T_TIER=quick
 	T_LABS=01
 fi
+# t_tier_full: this tier runs the "Tier: full" items of the labs it boots
+# (make test-full, or SWAPLAB_TEST_LABS)
+t_tier_full() { [ "$T_TIER" = full ] || [ "${T_TIER#labs }" != "$T_TIER" ]; }
 # t_tier_has NN: this tier boots lab (or stage) NN
 t_tier_has() { case " $T_LABS " in *" all "* | *" $1 "*) return 0 ;; esac; return 1; }
 # t_tier_skip WHAT: say that this tier leaves WHAT to make test-full
