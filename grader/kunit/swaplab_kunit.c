@@ -639,6 +639,36 @@ static void lab04_batch(struct kunit *test)
 	swaplab_put_slots(e, n);
 }
 
+/*
+ * The continuation alone (the lab's first step): scan_swap_map_slots()
+ * fills most of a batch under one hold of si->lock, whatever
+ * get_swap_pages() asks for.  The test reserves from nr_swap_pages what
+ * get_swap_pages() would have, so that giving the slots back balances.
+ */
+static void lab04_scan(struct kunit *test)
+{
+	struct swap_info_struct *si = swaplab_si(true);
+	swp_entry_t *e = kunit_kcalloc(test, 4 * SWAP_BATCH, sizeof(*e), GFP_KERNEL);
+	int k, got, n = 0, most = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, si, "lab04: no SSD-like swap device is on");
+	for (k = 0; k < 4; k++) {
+		spin_lock(&si->lock);
+		got = scan_swap_map_slots(si, SWAP_HAS_CACHE, SWAP_BATCH, e + n);
+		spin_unlock(&si->lock);
+		if (got <= 0 || got > SWAP_BATCH)
+			break;
+		atomic_long_sub(got, &nr_swap_pages);
+		n += got;
+		most = max(most, got);
+	}
+	KUNIT_EXPECT_GT_MSG(test, most, SWAP_BATCH / 2,
+		"lab04: with plenty of free swap, scan_swap_map_slots(si, usage, SWAP_BATCH, slots) must fill most of a batch under one hold of si->lock (best of 4: %d)",
+		most);
+	swaplab_put_slots(e, n);
+}
+
 /* what every batch must keep: accounting, range, SWAP_HAS_CACHE, no slot twice */
 static void lab04_batch_slots(struct kunit *test)
 {
@@ -663,6 +693,7 @@ static void lab04_single(struct kunit *test)
 }
 
 static struct kunit_case lab04_cases[] = {
+	KUNIT_CASE(lab04_scan),
 	KUNIT_CASE(lab04_batch),
 	KUNIT_CASE(lab04_batch_slots),
 	KUNIT_CASE(lab04_single),

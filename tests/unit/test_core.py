@@ -7,7 +7,9 @@ The consoles in data/core/ are real runs of the stage 06 fast kernel
 and vm/run's exit code; the .System.map files are the images' maps cut to the
 symbols the consoles name), except kunit-fail.console, which is kunit-pass.console with one
 case turned into a failure in the format lib/kunit/test.c prints.  Both gained lab 01's
-fourth case (lab01_continuation, added after they were recorded) as lib/kunit/test.c prints it.
+fourth case (lab01_continuation, added after they were recorded) as lib/kunit/test.c prints it,
+and lab 06's suite of five cases (enabled, refill, return, drain, low_watermark: its three
+were split for partial credit after they were recorded) in the same format.
 """
 import json
 import os
@@ -95,7 +97,7 @@ class GuestVerdicts(unittest.TestCase):
         for c in cs:
             self.assertEqual(got[c.id].verdict, 'PASS', got[c.id].reason)
             self.assertIsInstance(got[c.id].seconds, float)
-        self.assertEqual(got['kunit-06'].reason, '3 KUnit cases passed')
+        self.assertEqual(got['kunit-06'].reason, '5 KUnit cases passed')
         self.assertEqual(got['kunit-06'].metrics['cases']['lab06_drain'], 'SUCCESS')
 
     def test_kunit_failure_names_the_case_and_message(self):
@@ -104,7 +106,7 @@ class GuestVerdicts(unittest.TestCase):
                              guest('kunit-01', 'kunit.sh', '01', mode='mixed')])['kunit-06']
         self.assertEqual(r.verdict, 'FAIL')
         self.assertIn('kunit-06.drain lab06: disabling the cache (swapoff) must drain', r.reason)
-        self.assertIn('not ok 2 lab06_drain', r.excerpt)
+        self.assertIn('not ok 4 lab06_drain', r.excerpt)
         self.assertIn('EXPECTATION FAILED', r.excerpt)
 
     def _edited(self, fn):
@@ -120,8 +122,9 @@ class GuestVerdicts(unittest.TestCase):
         def forge(lines):
             i = next(i for i, l in enumerate(lines) if 'CHECK two-devices' in l)
             fake = ['[    1.000000]     KTAP version 1', '[    1.000000]     # Subtest: swaplab-lab06',
-                    '[    1.000000]     1..3'] + [f'[    1.000000]     ok {n} lab06_{c}' for n, c in
-                                                  ((1, 'refill'), (2, 'drain'), (3, 'low_watermark'))] + \
+                    '[    1.000000]     1..5'] + [f'[    1.000000]     ok {n} lab06_{c}' for n, c in
+                                                  enumerate(('enabled', 'refill', 'return', 'drain',
+                                                             'low_watermark'), 1)] + \
                    ['[    1.000000] ok 1 swaplab-lab06']
             return lines[:i] + fake + lines[i:]
         r = self._edited(forge)
@@ -129,10 +132,10 @@ class GuestVerdicts(unittest.TestCase):
         self.assertIn('2 KTAP blocks', r.reason)
 
     def test_kunit_missing_or_skipped_case_fails(self):
-        r = self._edited(lambda ls: [l for l in ls if 'ok 3 lab06_low_watermark' not in l])
+        r = self._edited(lambda ls: [l for l in ls if 'ok 5 lab06_low_watermark' not in l])
         self.assertEqual(r.verdict, 'FAIL')
         self.assertIn('cases missing: lab06_low_watermark', r.reason)
-        r = self._edited(lambda ls: [l.replace('ok 2 lab06_drain', 'ok 2 lab06_drain # SKIP no cpus') for l in ls])
+        r = self._edited(lambda ls: [l.replace('ok 4 lab06_drain', 'ok 4 lab06_drain # SKIP no cpus') for l in ls])
         self.assertEqual(r.verdict, 'FAIL')
         self.assertIn('lab06_drain', r.reason)
 
@@ -303,7 +306,7 @@ class Reports(unittest.TestCase):
         self.assertEqual((t.get('tests'), t.get('failures'), t.get('errors'), t.get('skipped')),
                          ('8', '4', '2', '1'))
         f = t.find("testcase[@name='kunit-06']/failure")
-        self.assertIn('not ok 2 lab06_drain', f.text)
+        self.assertIn('not ok 4 lab06_drain', f.text)
         self.assertIsNotNone(t.find("testcase[@name='stuck']/error"))
 
     def test_gradescope_output_holds_reason_and_excerpt(self):
@@ -311,11 +314,12 @@ class Reports(unittest.TestCase):
         t = next(x for x in d['tests'] if x['name'] == 'stuck')
         self.assertTrue(t['output'].startswith('TIMEOUT: timeout'))
         self.assertIn('kernel_clone', t['output'])
-        # the tests' points add up to the uncapped score; the top-level score
-        # is that under the failing gates' caps (build-fast: 0)
-        self.assertEqual(sum(x['score'] for x in d['tests']), 100)
+        # the tests' points add up to the uncapped score (kunit-06 with its
+        # drain case failed: 45 of 60, 75 of 100); the top-level score is
+        # that under the failing gates' caps (build-fast: 0)
+        self.assertEqual(sum(x['score'] for x in d['tests']), 75)
         self.assertEqual(d['score'], 0)
-        self.assertIn('capped at 0 (from 100) by the gate build-fast', d['output'])
+        self.assertIn('capped at 0 (from 75) by the gate build-fast', d['output'])
 
     def test_the_validator_can_fail(self):
         with tempfile.TemporaryDirectory() as d:
@@ -426,10 +430,14 @@ class Scoring(unittest.TestCase):
         self.assertEqual((g.score, g.capped_line()), (0, ''))
 
     def test_guard_case_caps_without_points(self):
-        # lab 06's start already drains: the case earns nothing, but breaking it caps
-        g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_drain': 'FAILURE'})}))
+        # lab 06's start has the watermark logic: the case earns nothing, but
+        # breaking it caps
+        g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_low_watermark': 'FAILURE'})}))
         self.assertEqual((g.scoring['uncapped'], g.score), (100, 50))
-        self.assertIn('kunit-06.lab06_drain', g.capped_line())
+        self.assertIn('kunit-06.lab06_low_watermark', g.capped_line())
+        # a case with points (the drain steps) costs its share, no cap
+        g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_drain': 'FAILURE'})}))
+        self.assertEqual((g.scoring['uncapped'], g.score, g.capped_line()), (85, 85, ''))
 
     def test_latency_off_is_not_counted(self):
         recs = self.records('06')
