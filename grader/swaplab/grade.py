@@ -20,6 +20,7 @@ from typing import Dict, List, Optional
 from . import checks as checks_mod
 from . import intake, logs, memcap, policy, procs, refdata, report, run, verdict
 from .checks import ROOT, Check
+from .envdefaults import env_defaults
 from .report import Grade
 from .verdict import Record
 
@@ -97,20 +98,6 @@ def git(*args: str, env: Optional[dict] = None, cwd: Optional[str] = None, check
     if check and p.returncode != 0:
         raise subprocess.CalledProcessError(p.returncode, ['git', *args], p.stdout, p.stderr)
     return p.stdout.decode('utf-8', errors='replace').strip()
-
-
-def env_defaults() -> None:
-    """The paths scripts/lib.sh defines, for the bash plumbing we call."""
-    os.environ.setdefault('SWAPLAB_ROOT', ROOT)
-    os.environ.setdefault('SWAPLAB_WORK', os.path.join(os.environ['SWAPLAB_ROOT'], 'work'))
-    os.environ.setdefault('SWAPLAB_CACHE', os.path.join(
-        os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'swaplab'))
-    os.environ.setdefault('LINUX_REPO', os.path.join(os.environ['SWAPLAB_WORK'], 'linux'))
-    for k, v in (('GIT_AUTHOR_NAME', 'swaplab'), ('GIT_AUTHOR_EMAIL', 'swaplab@localhost'),
-                 ('GIT_COMMITTER_NAME', 'swaplab'), ('GIT_COMMITTER_EMAIL', 'swaplab@localhost'),
-                 ('GIT_AUTHOR_DATE', '2016-10-20T16:31:39Z'),
-                 ('GIT_COMMITTER_DATE', '2016-10-20T16:31:39Z')):
-        os.environ[k] = v
 
 
 def allowlist() -> List[str]:
