@@ -233,7 +233,7 @@ class BuildVerdicts(unittest.TestCase):
 
 
 def checks_allow():
-    from swaplab.grade import allowlist
+    from swaplab.intake import allowlist
     return allowlist()
 
 
