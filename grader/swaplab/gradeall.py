@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import csv
 import datetime
+import hashlib
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
 import time
+from html import escape
 from typing import List
 
 from . import procs, report
@@ -206,7 +209,6 @@ def read_hours(path: str) -> tuple:
 
 
 def _sha256(path: str) -> str:
-    import hashlib
     h = hashlib.sha256()
     with open(path, 'rb') as f:
         for b in iter(lambda: f.read(1 << 20), b''):
@@ -268,7 +270,7 @@ def write_html(out: str, rows: List[dict], ids: List[str]) -> None:
     """summary.html: the class as a table (click a heading to sort), each
     student linked to the grade log, each failed check's cell showing its
     reason and excerpt."""
-    from html import escape as e
+    e = escape
     head = ''.join(f'<th>{e(c)}</th>' for c in ['student', 'score', 'status', *ids, 'review', 'seconds', 'hours'])
     body = []
     for r in rows:
@@ -418,7 +420,6 @@ def _who(f: str) -> str:
 
 def emit_jobs(lab: str, subs: List[str], jobs: str, limit: int, only: List[str]) -> None:
     """JOBS/jobs/<student>.sh for each of SUBS, JOBS/jobs.txt, JOBS/slurm.sbatch."""
-    import shlex
     jobs = os.path.abspath(jobs)
     for sub in ('jobs', 'results', 'logs'):
         os.makedirs(os.path.join(jobs, sub), exist_ok=True)
@@ -471,7 +472,6 @@ def merge(jobs: str) -> int:
     who = sorted(n for n in os.listdir(res) if os.path.isdir(os.path.join(res, n)))
     listed = os.path.join(jobs, 'jobs.txt')
     if os.path.exists(listed):          # every submission emitted, run or not
-        import shlex
         with open(listed, encoding='utf-8') as fh:
             who = [os.path.splitext(os.path.basename(shlex.split(x)[0]))[0] for x in fh if x.strip()]
     rows, missing = [], []

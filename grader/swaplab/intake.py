@@ -1,5 +1,5 @@
 """Intake: the bounds on a submission before and while git reads it on
-the host (grade.resolve), ahead of hygiene and the source policy.
+the host (resolve, below), ahead of hygiene and the source policy.
 
 - the patch file is at most PATCH_MAX bytes, checked before anything
   reads it (the lab patches are under 100 KiB);
@@ -16,16 +16,26 @@ the host (grade.resolve), ahead of hygiene and the source policy.
   (address space, file size, CPU time), so what these checks miss is
   still bounded.
 
-Each function returns the problems found, as sentences naming the rule
-(empty: none); grade.resolve rejects the submission with them.
+patch_text and applied return the problems found, as sentences naming
+the rule (empty: none); resolve rejects the submission with them.
+
+resolve turns what a grade was asked to grade (--stage, --commit, --self,
+--tree, --patch) into one commit of the work repository: for a tree or a
+patch, made on a private index after these bounds, hygiene and the
+source policy.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
+import shutil
 import subprocess
+import sys
+import tempfile
 from typing import List, Optional
 
+from . import policy, run
 from .checks import ROOT
 
 PATCH_MAX = int(os.environ.get('SWAPLAB_PATCH_MAX') or 1 << 20)
@@ -120,3 +130,145 @@ def applied(repo: str, env: dict, start: str) -> List[str]:
                        'in it, and its diff would hide every line from the source policy; the lab '
                        'files are text)')
     return out
+
+
+# ---------------------------------------------------------------- what to grade
+class GraderError(Exception):
+    """A problem of the grader or its input, not of the graded kernel."""
+
+
+class Rejected(Exception):
+    """The submission fails hygiene: it is not built."""
+
+
+def git(*args: str, env: Optional[dict] = None, cwd: Optional[str] = None, check: bool = True,
+        input: Optional[bytes] = None) -> str:
+    repo = os.environ['LINUX_REPO']
+    p = subprocess.run(['git', '-C', cwd or repo, *args], capture_output=True, env=env, input=input)
+    if check and p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, ['git', *args], p.stdout, p.stderr)
+    return p.stdout.decode('utf-8', errors='replace').strip()
+
+
+def allowlist() -> List[str]:
+    """Every file any lab may change: the reference stages compile them
+    without a warning, so a warning there is new."""
+    return policy.allowlist()
+
+
+def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
+            lenient: bool = False) -> tuple:
+    """(commit, what): the commit of the work repository to grade, made on
+    a private index for trees and patches after the hygiene checks.  REVIEW
+    receives the softer flags; LENIENT (make run/gdb on the student's own
+    tree) warns about source policy violations instead of rejecting.  The
+    student's own tree (--self, make grade) with no change yet is graded as
+    the lab starts; an empty --patch or --tree is refused."""
+    review = review if review is not None else []
+    repo = os.environ['LINUX_REPO']
+    if not os.path.isdir(os.path.join(repo, '.git')):
+        raise GraderError(f"no kernel work repository at {repo}; run 'make setup' first")
+    kind, val = a.src
+    own = kind == 'self'
+    if kind == 'self':
+        p = subprocess.run([os.path.join(ROOT, 'scripts', 'start'), lab], stdout=sys.stderr)
+        if p.returncode != 0:
+            raise GraderError(f'scripts/start {lab} failed (exit {p.returncode})')
+        kind, val = 'tree', repo
+    if kind == 'stage':
+        if not re.fullmatch(r'[0-9][0-9]', val):
+            raise GraderError(f"--stage takes two digits (00..06), got '{val}'")
+        c = git('rev-parse', '-q', '--verify', f'stage-{val}^{{commit}}', check=False)
+        if not c:
+            raise GraderError(f'no reference stage {val} yet')
+        return c, f'reference stage-{val}'
+    if kind == 'commit':
+        c = git('rev-parse', '-q', '--verify', f'{val}^{{commit}}', check=False)
+        if not c:
+            raise GraderError(f'no such commit: {val}')
+        return c, f'commit {val}'
+    # tree or patch: the lab's starting tree
+    start = start_ref = ''
+    refs = [f'lab-{lab}-start', f'stage-{int(lab, 10) - 1:02d}']
+    if kind == 'tree' and os.path.realpath(val) == os.path.realpath(repo):
+        refs.insert(0, f'refs/swaplab/start/lab-{lab}')
+    for r in refs:
+        start = git('rev-parse', '-q', '--verify', f'{r}^{{commit}}', check=False)
+        if start:
+            start_ref = r
+            break
+    if not start:
+        raise GraderError(f'lab {lab} has no starting tree yet')
+    hyg = tempfile.mkdtemp(prefix='swaplab-hyg.')
+    try:
+        env = dict(os.environ, GIT_INDEX_FILE=os.path.join(hyg, 'index'))
+        git('read-tree', start, env=env)
+        if kind == 'patch':
+            pf = os.path.realpath(val)
+            if not os.path.isfile(pf):
+                raise GraderError(f'no such patch file: {val}')
+            what = f'patch {os.path.basename(pf)} on {start_ref}'
+            # the patch text's bounds first: nothing has read it yet
+            bad = patch_text(pf)
+            if bad:
+                raise Rejected(bad[0])
+            p = subprocess.run(limited(['git', '-C', repo, 'apply', '--cached', pf]), capture_output=True,
+                               env=env, cwd=repo)
+            if p.returncode != 0:
+                err = ' '.join(p.stderr.decode('utf-8', 'replace').split('\n')[:2])
+                raise Rejected(f'the patch does not apply to {start_ref}: {err}' + limit_note(p.returncode, err))
+        else:
+            td = os.path.realpath(val)
+            if not os.path.isdir(td):
+                raise GraderError(f'no such tree: {val}')
+            if not os.path.isfile(os.path.join(td, 'mm', 'swapfile.c')):
+                raise GraderError(f'{td} does not look like a kernel source tree')
+            what = f'tree {td}'
+            if td == os.path.realpath(repo):
+                what = f'your work tree (lab-{lab})'
+                shutil.copy(os.path.join(repo, '.git', 'index'), env['GIT_INDEX_FILE'])
+            run.note(f'hashing {td} against {start_ref}')
+            p = subprocess.run(limited(['git', '-C', repo, f'--work-tree={td}', 'add', '-A', '.']), env=env,
+                               capture_output=True)
+            if p.returncode != 0:
+                err = ' '.join(p.stderr.decode('utf-8', 'replace').split('\n')[:2])
+                why = limit_note(p.returncode, err)
+                if not why:
+                    raise GraderError(f'git cannot hash {td} (exit {p.returncode}): {err}')
+                raise Rejected(f'the tree cannot be hashed{why}: {err}')
+        # what git applied: no file over the size cap, none binary
+        bad = applied(repo, env, start)
+        if bad:
+            raise Rejected(f'the {kind}: ' + '; '.join(bad[:4]))
+        # hygiene on what git applied, not on the patch text: the lab's
+        # files only, modified in place, regular files; then the source
+        # policy on the lines added
+        raw = subprocess.run(['git', '-C', repo, 'diff', '--cached', '--no-renames', '--raw', '-z', start],
+                             capture_output=True, env=env, check=True).stdout
+        bad = policy.result(raw, lab)
+        if bad == ['changes nothing'] and (lenient or own):
+            # make run/gdb/grade LAB=NN right after make start: the start
+            # is built (and graded: every check shows what it expects); a
+            # hand-in of no change is still refused (--patch, --tree)
+            run.note(f'nothing changed yet: {"grading" if own and not lenient else "building"} '
+                     f'lab {lab} as it starts')
+            bad = []
+        if bad:
+            raise Rejected(f'the {kind} ' + '; '.join(bad[:4]))
+        # the changed lab files whole, as gcc reads them, against the
+        # start's: a diff's lines miss what a NUL byte or a splice hides
+        files = policy.changed_files(repo, start, raw, env)
+        bad = policy.source(files)
+        review[:] = policy.review(files, policy.reference_files(repo, f'stage-{lab}', files))
+        if bad and not lenient:
+            raise Rejected('source policy: ' + '; '.join(str(v) for v in bad[:3]))
+        for v in bad:
+            run.note(f'warning: the graders would reject this: source policy: {v}')
+        tree = git('write-tree', env=env)
+        commit = git('commit-tree', tree, '-p', start, env=env,
+                     input=f'swaplab grade: lab {lab}, {what}\n'.encode())
+        git('update-ref', f'refs/swaplab/graded/lab-{lab}', commit)
+        a.start_commit = start      # the build reads the lab files against it (scripts/cpp-policy)
+        return commit, what
+    finally:
+        shutil.rmtree(hyg, ignore_errors=True)

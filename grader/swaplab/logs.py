@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import importlib
 import io
 import os
 import re
@@ -454,9 +455,9 @@ def kunit_parser(repo: Optional[str] = None):
                 out.write(data)
             os.replace(os.path.join(d, f + '.tmp'), os.path.join(d, f))
     sys.path.insert(0, d)
-    try:
-        import kunit_printer  # noqa: E402
-        import kunit_parser as kp  # noqa: E402
+    try:    # (modules of the kernel tree, found only with D on the path: no import statement reaches them)
+        kunit_printer = importlib.import_module('kunit_printer')
+        kp = importlib.import_module('kunit_parser')
     finally:
         sys.path.remove(d)
     kunit_printer.stdout._output = io.StringIO()   # the parser prints as it goes

@@ -25,6 +25,8 @@ import subprocess
 import sys
 from typing import List, Optional, Tuple
 
+from .checks import ROOT
+
 MARK = 'SWAPLAB_MEM_SCOPE'       # set in a grade already under its ceiling
 
 
@@ -170,7 +172,6 @@ def ceiling(argv: List[str]) -> Tuple[str, Optional[str]]:
 
 def _jobs_as() -> str:
     """'-jN x M GiB of address space per build process', from scripts/lib.sh."""
-    from .checks import ROOT
     p = subprocess.run(['bash', '-c', '. "$1"; echo "$(njobs) $(sandbox_as)"', 'sh',
                         os.path.join(ROOT, 'scripts', 'lib.sh')], capture_output=True, text=True)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import io
 import json
 import os
 import platform
@@ -11,7 +12,7 @@ import xml.etree.ElementTree as ET
 from typing import List, Optional, TextIO
 
 from . import logs, scoring
-from .verdict import Record
+from .verdict import Record, expected_cases
 
 # exit codes of grader/grade
 EXIT_PASS, EXIT_FAIL, EXIT_REJECTED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -36,7 +37,6 @@ class Grade:
         """Score the records (grader/scoring.tsv): each record's points,
         earnings, role and cap, and the grade's score out of 100.  A rejected
         submission or a grader error scores 0."""
-        from .verdict import expected_cases
         rules = rules or scoring.load()
         own = rules.own.get(self.lab, {})
         s = scoring.compute(self.lab, self.records, rules, expected_cases=expected_cases)
@@ -166,7 +166,6 @@ def junit_tree(g: Grade) -> ET.ElementTree:
 
 
 def write_junit(g: Grade, path: str) -> None:
-    import io
     b = io.BytesIO()
     junit_tree(g).write(b, encoding='UTF-8', xml_declaration=True)
     _write_atomic(path, b.getvalue() + b'\n')

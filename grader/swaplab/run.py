@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -159,7 +160,6 @@ class Kernels:
         gone = []
         for img in self.img.values():
             if img and os.path.exists(os.path.join(img, 'graded')):
-                import shutil
                 shutil.rmtree(img, ignore_errors=True)
                 gone.append(img)
         return gone

@@ -18,7 +18,9 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from . import checks as checks_mod
 from .checks import ROOT, TableError, tsv_rows
+from .verdict import Record, expected_cases
 
 SCORING_TSV = os.path.join(ROOT, 'grader', 'scoring.tsv')
 PASSED_CASE = 'SUCCESS'
@@ -152,8 +154,6 @@ def main(argv: List[str]) -> int:
     lab NN's reference grade (every check of the lab passing, every KUnit
     case too) would get with GRADE.json's records in place of its own: what
     a submission that breaks only those checks scores."""
-    from . import checks as checks_mod
-    from .verdict import Record, expected_cases
     p = argparse.ArgumentParser(prog='python3 -m swaplab.scoring')
     p.add_argument('--lab', required=True)
     p.add_argument('--replace', required=True)

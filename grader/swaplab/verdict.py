@@ -12,6 +12,9 @@ failed: the kernel's counters, not its work, were measured.
 from __future__ import annotations
 
 import dataclasses
+import glob
+import os
+import re
 from typing import Dict, List, Optional
 
 from . import logs, plausible
@@ -181,9 +184,6 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
 def expected_cases(lab: str) -> List[str]:
     """The cases of lab LAB's white-box suite, from its source in
     grader/kunit (the record the kernel's KTAP is checked against)."""
-    import glob
-    import os
-    import re
     out: List[str] = []
     for f in sorted(glob.glob(os.path.join(ROOT, 'grader', 'kunit', '*.c'))):
         with open(f, encoding='utf-8') as fh:

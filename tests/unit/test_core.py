@@ -236,7 +236,7 @@ class BuildVerdicts(unittest.TestCase):
 
 
 def checks_allow():
-    from swaplab.grade import allowlist
+    from swaplab.intake import allowlist
     return allowlist()
 
 
@@ -822,7 +822,7 @@ class Plausible(unittest.TestCase):
         # the grade runs lockstat.sh as its own record (lockfp-mine) and
         # the refault runs as measurements (run.measure_run: id "run"):
         # those pass their figures on, and the lockfp and latency checks
-        # themselves say "implausible:" (grade.py would otherwise prefix a
+        # themselves say "implausible:" (pipeline.py would otherwise prefix a
         # failed lockfp-mine's reason with "lock_stat run on your kernel:")
         con = self.guest_console('lockfp-mine', {'pages': 4096, 'si_lock_acq': 0, 'si_lock_acq_per_page': '0.0000',
                                                  'swapped_pages': '4096.000'},
@@ -1170,8 +1170,8 @@ class Limits(unittest.TestCase):
         a boot takes the longest limit of its checks: one new check left
         out would let a hung kernel hold every check of its boot for ten
         minutes (scripts/measure-limits writes the rows)."""
-        from swaplab import grade
-        have = grade.limits()
+        from swaplab import pipeline
+        have = pipeline.limits()
         all_checks = checks.load()
         want = {c.id for c in all_checks if c.kind == 'guest'}
         if any(c.kind == 'lockfp' for c in all_checks):

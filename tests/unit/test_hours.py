@@ -156,7 +156,7 @@ class HandIn(unittest.TestCase):
         self.assertEqual(head[2:], ['Hours: 6.5', ''])
         self.assertEqual(gradeall.read_hours(self.out()), (6.5, ''))
         self.assertEqual(intake.patch_text(self.out()), [])
-        # git apply (as grade.resolve runs it) takes the header as the text before the diff
+        # git apply (as intake.resolve runs it) takes the header as the text before the diff
         subprocess.run(['git', '-C', self.repo, 'stash', '-q'], check=True)
         a = subprocess.run(['git', '-C', self.repo, 'apply', '--check', self.out()], capture_output=True, text=True)
         self.assertEqual(a.returncode, 0, a.stderr)

@@ -1,0 +1,377 @@
+"""The grade pipeline: from the commit intake.resolve made to the records
+and reports of one grade.
+
+  Grader          runs the selected checks in table order (builds, guest
+                  boots grouped by kernel and pmem layout, the lock
+                  fingerprint, the latency check) and keeps one record each
+  context         what a score depends on (kit, kernel, submission, host)
+  limits          each guest check's time limit (grader/limits.tsv)
+  progress_report the --gradescope report rewritten after every check
+  write_reports   --json, --junit, --gradescope and the work folder's own
+  prepare_work    the folder a grade's logs go to (--keep)
+  sandbox_policy  whether the graded kernel is built and booted sandboxed
+  reject, error   how a rejected submission and a grader error are recorded
+
+grade.py, the command line, drives it.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import hashlib
+import platform
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List, Optional
+
+from . import refdata, report, run, verdict
+from .checks import ROOT, Check
+from .intake import GraderError, Rejected, allowlist
+from .report import Grade
+from .verdict import Record
+
+
+def context(a: argparse.Namespace, lab: str, commit: str) -> dict:
+    """What a score depends on, for a regrade to compare against: the kit,
+    the kernel package, the lab start, the submission, the machine."""
+    def out(*cmd: str) -> str:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        return p.stdout.strip() if p.returncode == 0 else ''
+    repo = os.environ['LINUX_REPO']
+    kit = out('git', '-C', ROOT, 'rev-parse', 'HEAD')
+    dirty = out('git', '-C', ROOT, 'status', '--porcelain', '--untracked-files=no')
+    ctx = {'kit_commit': kit + ('-dirty' if dirty else ''),
+           'linux_source': '', 'lab_start': out('git', '-C', repo, 'rev-parse', f'lab-{lab}-start'),
+           'graded_commit': commit, 'submission': '',
+           'host_cores': os.cpu_count(), 'host': platform.node(),
+           'accelerator': out(os.path.join(ROOT, 'vm', 'accel'))}
+    try:
+        with open(os.path.join(repo, '.swaplab-version'), encoding='utf-8') as f:
+            ctx['linux_source'] = 'linux-source-6.1 ' + f.read().strip()
+    except OSError:
+        pass
+    kind, val = a.src
+    if kind == 'patch':
+        h = hashlib.sha256()
+        with open(val, 'rb') as f:     # (in pieces: a rejected patch may be any size)
+            for b in iter(lambda: f.read(1 << 20), b''):
+                h.update(b)
+        ctx['submission'] = 'sha256:' + h.hexdigest()
+    else:
+        ctx['submission'] = f'{kind}:{val}' if val else kind
+    return ctx
+
+
+def limits() -> Dict[str, int]:
+    """grader/limits.tsv: each guest check's time limit, measured on the
+    reference stages (scripts/measure-limits)."""
+    out: Dict[str, int] = {}
+    try:
+        with open(os.path.join(ROOT, 'grader', 'limits.tsv'), encoding='utf-8') as f:
+            for l in f:
+                w = l.split('\t')
+                if len(w) >= 2 and not l.startswith('#'):
+                    out[w[0]] = int(w[1])
+    except OSError:
+        pass
+    return out
+
+
+class Grader:
+    def __init__(self, g: Grade, sel: List[Check], off: Optional[List[str]] = None):
+        self.g, self.sel = g, sel
+        self.off = set(off or [])
+        self.work = g.work
+        env = os.environ.get('SWAPLAB_GUEST_TIMEOUT')
+        self.override = int(env) if env else None
+        self.limits = limits()
+        self.done: Dict[str, Record] = {}
+        self.current: Optional[str] = None
+        self._t0 = 0.0
+        self.on_record = None          # called after each record (progress reports)
+
+    def limit(self, ids: List[str]) -> int:
+        """A boot's per-check time limit: the longest of its checks'."""
+        if self.override:
+            return self.override
+        return max(self.limits.get(i, 600) for i in ids)
+
+    def record(self, r: Record) -> None:
+        if r.seconds is None and r.verdict != 'TIMEOUT' and self._t0 and \
+                next((c.kind for c in self.sel if c.id == r.id), 'guest') in ('lockfp', 'latency'):
+            r.seconds = round(time.time() - self._t0, 1)
+        self.done[r.id] = r
+        print(f'  {r.id:<14} {r.verdict:<4} {r.reason}', file=sys.stderr, flush=True)
+        if self.on_record:
+            self.on_record()
+
+    def run(self, kernels: run.Kernels) -> None:
+        needs_debug = any(c.config == 'debug' for c in self.sel)
+        for c in self.sel:
+            if c.id in self.done:
+                continue
+            self.current = c.id
+            t0 = self._t0 = time.time()
+            if c.id in self.off:
+                r = verdict.new(c).set('SKIP', 'not run (not counted): turn it on with LATENCY=1 '
+                                       '(make grade) or --latency')
+                r.counted = False
+                self.record(r)
+            elif c.kind == 'build':
+                img = self._kernel(c.args[0], kernels, needs_debug)
+                build, tool = kernels.logs(c.args[0])
+                r = verdict.decide_build(c, img is not None, build, tool, allowlist())
+                r.seconds = round(time.time() - t0, 1)
+                r.logs['build'] = os.path.join(self.work, f'kernel-{c.args[0]}.log')
+                self.record(r)
+            elif c.kind == 'guest':
+                self.guest_group(c, kernels, needs_debug)
+            elif c.kind == 'lockfp':
+                self.lockfp(c, kernels, needs_debug)
+            elif c.kind == 'latency':
+                self.latency(c, kernels)
+        self.current = None
+
+    def _kernel(self, cfg: str, kernels: run.Kernels, needs_debug: bool) -> Optional[str]:
+        img = kernels.get(cfg)
+        why = kernels.refused(cfg)
+        if why:
+            raise Rejected(f'the policy on what the compiler reads ({cfg} config): ' + '; '.join(why[:3]))
+        if cfg == 'fast' and needs_debug:
+            kernels.start('debug')
+        return img
+
+    def guest_group(self, c: Check, kernels: run.Kernels, needs_debug: bool) -> None:
+        img = self._kernel(c.config, kernels, needs_debug)
+        key = (c.config, c.boot_mode, c.pmem)
+        group = [x for x in self.sel if x.kind == 'guest' and (x.config, x.boot_mode, x.pmem) == key
+                 and x.id not in self.done]
+        if img is None:
+            for x in group:
+                self.record(verdict.decide_no_kernel(x, c.config))
+            return
+        entries = [run.Entry(x.id, x, x.mode, x.script, x.script_args) for x in group]
+        # the graded kernel's lock_stat run for the lockfp checks rides
+        # along with the other debug-kernel checks
+        if key == ('debug', 'pmem', '512M') and any(x.kind == 'lockfp' for x in self.sel) \
+                and 'lockfp-mine' not in self.done:
+            lc = Check('lockfp', 'lockfp-mine', 'guest', ['debug', 'pmem', 'lockstat.sh'])
+            entries.append(run.Entry('lockfp-mine', lc, 'pmem', 'lockstat.sh', []))
+        note_ids = ', '.join(e.id for e in entries)
+        run.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
+        limit = self.limit([e.id for e in entries])
+        run.note(f'time limit per check: {limit} s')
+        res = run.run_group(self.work, img, c.boot_mode, c.pmem, limit, entries)
+        for e in entries:
+            r = res[e.id]
+            if e.id == 'lockfp-mine':
+                self.done[e.id] = r
+            else:
+                self.record(r)
+
+    def lockfp(self, c: Check, kernels: run.Kernels, needs_debug: bool) -> None:
+        ref_stage, factor = c.args[0], float(c.args[1])
+        img = self._kernel('debug', kernels, needs_debug)
+        if img is None:
+            self.record(verdict.decide_no_kernel(c, 'debug'))
+            return
+        log = os.path.join(self.work, f'{c.id}.log')
+        refimg, recorded, fig = '', None, None
+        if refdata.stage_exists(ref_stage):
+            refimg = run.build_stage(ref_stage, 'debug', log)
+            if refimg is None:
+                self.record(verdict.new(c).set('SKIP', f'reference stage {ref_stage} does not build'))
+                return
+        else:   # the student edition: the figure recorded on that stage
+            recorded, fig, why = refdata.lockfp(ref_stage)
+            if recorded is None:
+                self.record(verdict.new(c).set('SKIP', why))
+                return
+        if 'lockfp-mine' not in self.done:
+            key_check = Check('lockfp', 'lockfp-mine', 'guest', ['debug', 'pmem', 'lockstat.sh'])
+            res = run.run_group(self.work, img, 'pmem', '512M', self.limit(['lockfp-mine']),
+                                [run.Entry('lockfp-mine', key_check, 'pmem', 'lockstat.sh', [])])
+            self.done['lockfp-mine'] = res['lockfp-mine']
+        mine_r = self.done['lockfp-mine']
+        mine = {k: str(v) for k, v in mine_r.metrics.items()} if mine_r.verdict == 'PASS' else None
+        if recorded is not None:
+            ref = recorded
+        elif os.path.realpath(refimg) == os.path.realpath(img) and mine:
+            ref = mine
+        else:
+            ref = run.lockstat_ref(refimg, os.path.join(self.work, f'{c.id}-ref'), log)
+        r = verdict.decide_lockfp(c, mine, ref, ref_stage, factor)
+        if fig is not None and r.verdict in ('PASS', 'FAIL'):
+            r.set(r.verdict, f'{r.reason}; {fig.note()}', r.excerpt)
+        if mine is None and mine_r.verdict != 'PASS':
+            r.set(mine_r.verdict if mine_r.verdict != 'FAIL' else 'ERROR',
+                  f'lock_stat run on your kernel: {mine_r.reason}', mine_r.excerpt)
+        r.logs.update(mine_r.logs)
+        self.record(r)
+
+    def latency(self, c: Check, kernels: run.Kernels) -> None:
+        tol, rounds = float(c.args[0]), int(c.args[1])
+        why = refdata.latency_skip_reason(self.g.lab)
+        if why:     # the student edition: no solution kernel to time against
+            r = verdict.new(c).set('SKIP', why)
+            r.counted = False
+            self.record(r)
+            return
+        img = kernels.get('fast')
+        if img is None:
+            self.record(verdict.decide_no_kernel(c, 'fast'))
+            return
+        log = os.path.join(self.work, f'{c.id}.log')
+        refimg = run.build_stage(self.g.lab, 'fast', log)
+        if refimg is None:
+            self.record(verdict.new(c).set('SKIP', f'reference stage {self.g.lab} does not build'))
+            return
+        cpus = int(os.environ.get('SWAPLAB_LATENCY_CPUS') or 2)
+        pages = os.environ.get('SWAPLAB_LATENCY_PAGES') or '16384'
+        test = os.path.join(ROOT, 'tests', 'guest', 'refault.sh')
+        meas = []
+        for rd in range(1, rounds + 1):
+            order = ('mine', 'ref') if rd % 2 else ('ref', 'mine')
+            for who in order:
+                k = img if who == 'mine' else refimg
+                run.note(f'latency round {rd}/{rounds}: {who}')
+                _, m = run.measure_run(k, test, os.path.join(self.work, f'{c.id}-{who}-{rd}.console'),
+                                       cpus=cpus, append=f'swaplab.pages={pages}', out_log=log)
+                meas.append({'who': who, 'round': rd, 'median': _num(m.get('fault_median_us')),
+                             'p99': _num(m.get('fault_p99_us'))})
+            if verdict.latency_settled(meas, tol):
+                break
+        r = verdict.decide_latency(c, meas, rounds, tol)
+        r.logs['runs'] = os.path.join(self.work, f'{c.id}-*.console')
+        self.record(r)
+
+    def finish(self, status: str = 'graded', message: str = '') -> None:
+        """The records in table order; checks never reached are SKIP."""
+        recs = []
+        for c in self.sel:
+            r = self.done.get(c.id)
+            if r is None:
+                r = verdict.new(c)
+                if status == 'interrupted' and c.id == self.current:
+                    r.set('ERROR', 'interrupted while this check ran')
+                else:
+                    r.set('SKIP', 'not run: ' + ('the submission was rejected' if status == 'rejected'
+                                                  else message or status))
+                r.counted = c.id not in self.off
+            recs.append(r)
+        self.g.records = recs
+        self.g.status, self.g.message = status, message
+
+
+def progress_report(g: Grade, grader: Grader, path: str) -> None:
+    """Rewrite the --gradescope report (atomically) with the checks decided
+    so far, the others SKIP 'not reached', as an interrupted grade: what is
+    left when the grade is killed without warning (Gradescope's time limit
+    kills the container).  The final report replaces it."""
+    try:
+        recs = []
+        for c in grader.sel:
+            r = copy.deepcopy(grader.done.get(c.id))
+            if r is None:
+                r = verdict.new(c).set('SKIP', 'not reached: the grade ended before this check')
+                r.counted = c.id not in grader.off
+            recs.append(r)
+        n = sum(c.id in grader.done for c in grader.sel)
+        snap = Grade(lab=g.lab, graded=g.graded, commit=g.commit, records=recs, started=g.started,
+                     status='interrupted', work=g.work, review=list(g.review), context=dict(g.context),
+                     message=f'incomplete: {n} of {len(recs)} checks decided when the grade stopped '
+                             '(killed, e.g. by a time limit); the checks not reached earn nothing')
+        snap.seconds = time.time() - g.started
+        snap.apply_scoring()
+        report.write_gradescope(snap, path)
+    except run.Interrupted:
+        raise
+    except Exception as e:   # a progress report never stops the grade
+        print(f'warning: progress report {path}: {type(e).__name__}: {e}', file=sys.stderr)
+
+
+def _num(v: Optional[str]) -> Optional[float]:
+    try:
+        return float(v) if v is not None else None
+    except ValueError:
+        return None
+
+
+def write_reports(g: Grade, a: argparse.Namespace) -> None:
+    for fn, path in ((report.write_json, a.json), (report.write_junit, a.junit),
+                     (report.write_gradescope, a.gradescope)):
+        if path:
+            try:
+                fn(g, path)
+            except OSError as e:
+                print(f'error: cannot write {path}: {e}', file=sys.stderr)
+    if g.work and os.path.isdir(g.work):
+        report.write_json(g, os.path.join(g.work, 'records.json'))
+        with open(os.path.join(g.work, 'verdicts.tsv'), 'w', encoding='utf-8', newline='') as f:
+            w = csv.writer(f, delimiter='\t', lineterminator='\n', quoting=csv.QUOTE_NONE,
+                           escapechar='\\')
+            for r in g.records:
+                w.writerow([r.id, report.points_cell(r), r.verdict, '-' if r.seconds is None else r.seconds,
+                            r.reason.replace('\t', ' ')])
+
+
+_KEEP_PATTERNS = re.compile(r'(\.(console|log|json|tsv|sh|results|path|t|secs|rc)|^group-.*)$')
+
+
+def prepare_work(keep: Optional[str]) -> str:
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        # a kept folder from an earlier grade: drop its results, never reuse them
+        for n in os.listdir(keep):
+            p = os.path.join(keep, n)
+            if (os.path.isfile(p) or os.path.islink(p)) and _KEEP_PATTERNS.search(n):
+                os.unlink(p)
+        return os.path.abspath(keep)
+    return tempfile.mkdtemp(prefix='swaplab-grade.')
+
+
+def sandbox_policy(a: argparse.Namespace) -> bool:
+    """Whether the graded kernel is built and booted in the sandbox: always
+    when bubblewrap can run here; a submission from someone else (--patch,
+    --tree) is refused without one unless --unsafe."""
+    kind = a.src[0] if a.src else ''
+    if kind == 'stage':
+        run.SANDBOX_QEMU = True
+        return False
+    p = subprocess.run([os.path.join(ROOT, 'scripts', 'sandbox'), '--check'], capture_output=True, text=True)
+    if p.returncode == 0:
+        run.SANDBOX_QEMU = True
+        return True
+    why = p.stderr.strip() or 'bubblewrap cannot run here'
+    run.SANDBOX_QEMU = False
+    if kind in ('patch', 'tree') and not a.unsafe:
+        raise GraderError(f'{why}; refusing to build and boot a submission outside a sandbox '
+                          '(install bubblewrap and allow user namespaces, or pass --unsafe)')
+    print(f'warning: {why}: building and booting without a sandbox', file=sys.stderr)
+    return False
+
+
+def reject(g: Grade, grader: 'Grader', msg: str) -> None:
+    """The submission is refused (intake, hygiene, a policy): no check is
+    run, and a hygiene row says why."""
+    grader.finish('rejected', msg)
+    g.records.insert(0, Record('hygiene', g.lab, 0).set('FAIL', msg))
+
+
+def error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
+    """A grader error (bad arguments, a broken kit, a bug): the checks
+    decided so far are kept, or one grader row says what went wrong."""
+    try:
+        if grader is not None and grader.done:
+            grader.finish('error', msg)
+    except Exception:   # the report is still written, with what is known
+        g.records = []
+    g.status, g.message = 'error', msg
+    if not g.records:
+        g.records = [Record('grader', g.lab or '-', 0).set('ERROR', msg, tb)]
+    print(f'error: {msg}', file=sys.stderr)

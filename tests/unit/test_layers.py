@@ -1,0 +1,113 @@
+"""The layers of the grader core (grader/swaplab), read from its source with
+ast, nothing imported:
+  - grade.py is the command line (arguments, signals, main) and nothing
+    else imports it: what the grade does lives in the modules it drives
+    (intake, pipeline, envdefaults, ...), so a newcomer reads it top down;
+  - every import is at a module's top level, none inside a function: a
+    module's dependencies are its first lines, and an import cycle shows
+    as an error when the module is imported, not midway through a grade;
+  - grade.py stays at most GRADE_MAX lines.
+Host-only, well under a second.
+"""
+import ast
+import glob
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PKG = os.path.join(ROOT, 'grader', 'swaplab')
+sys.path.insert(0, HERE)
+import kitrun  # noqa: E402
+
+GRADE_MAX = 250
+
+
+def modules():
+    """{name: (path, ast)} of every grader/swaplab/*.py."""
+    out = {}
+    for p in sorted(glob.glob(os.path.join(PKG, '*.py'))):
+        with open(p, encoding='utf-8') as f:
+            out[os.path.basename(p)[:-3]] = (p, ast.parse(f.read(), p))
+    return out
+
+
+def imported(node):
+    """The swaplab modules an import statement names: 'grade' for
+    `from . import grade`, `from .grade import main`, `import swaplab.grade`,
+    `from swaplab.grade import main` or `from swaplab import grade`."""
+    if isinstance(node, ast.Import):
+        return [a.name.split('.')[1] for a in node.names if a.name.startswith('swaplab.')]
+    if isinstance(node, ast.ImportFrom):
+        if node.level == 0 and (node.module or '').split('.')[0] != 'swaplab':
+            return []
+        mod = node.module or ''
+        if node.level == 0:
+            mod = mod.split('.', 1)[1] if '.' in mod else ''
+        if mod:
+            return [mod.split('.')[0]]
+        return [a.name for a in node.names]
+    return []
+
+
+def function_imports(tree):
+    """(line, function) of each import statement inside a function body."""
+    out = []
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for n in ast.walk(fn):
+                if isinstance(n, (ast.Import, ast.ImportFrom)):
+                    out.append((n.lineno, fn.name))
+    return out
+
+
+class Layers(unittest.TestCase):
+    def setUp(self):
+        self.mods = modules()
+
+    def test_the_package_is_read(self):
+        for m in ('grade', 'intake', 'pipeline', 'envdefaults', 'report', 'verdict'):
+            self.assertIn(m, self.mods)
+
+    def test_imported_reads_every_spelling(self):
+        """The helper the next test trusts: each way to import grade is seen,
+        and gradeall is not grade."""
+        for src in ('from . import grade', 'from . import report, grade', 'from .grade import main',
+                    'import swaplab.grade', 'from swaplab.grade import main', 'from swaplab import grade'):
+            self.assertIn('grade', imported(ast.parse(src).body[0]), src)
+        for src in ('from . import gradeall', 'from .gradeall import main', 'import grade',
+                    'from .report import grade'):
+            self.assertNotIn('grade', imported(ast.parse(src).body[0]), src)
+
+    def test_only_grade_imports_the_command_line(self):
+        bad = []
+        for name, (path, tree) in self.mods.items():
+            if name == 'grade':
+                continue
+            for n in ast.walk(tree):
+                if 'grade' in imported(n):
+                    bad.append(f'{os.path.relpath(path, ROOT)}:{n.lineno}')
+        self.assertEqual(bad, [], 'grade.py is the command line: import what it uses from the '
+                                  'module that holds it (intake, pipeline, envdefaults)')
+
+    def test_no_import_inside_a_function(self):
+        bad = [f'{os.path.relpath(path, ROOT)}:{line} (in {fn})'
+               for path, tree in self.mods.values() for line, fn in function_imports(tree)]
+        self.assertEqual(bad, [], 'imports belong at the top of a module; a cycle is broken by moving '
+                                  'the function to the module that owns its data')
+
+    def test_function_imports_are_seen(self):
+        tree = ast.parse('def f():\n    if x:\n        import os\n\n\nclass C:\n'
+                         '    def m(self):\n        from . import run\n')
+        self.assertEqual(sorted(function_imports(tree)), [(3, 'f'), (8, 'm')])
+
+    def test_grade_py_is_short(self):
+        with open(self.mods['grade'][0], encoding='utf-8') as f:
+            n = len(f.read().splitlines())
+        self.assertLessEqual(n, GRADE_MAX, f'grade.py has {n} lines: the grade itself belongs in '
+                                           'pipeline.py, what it grades in intake.py')
+
+
+if __name__ == '__main__':
+    kitrun.main(__name__, 'layers')
