@@ -45,7 +45,7 @@ from . import policy
 
 # the line the overlay puts before each suite's #include (scripts/overlay)
 CUT = 'SWAPLAB_LAB'
-CACHE_VERSION = 4      # of the parsed start units kept beside the dumps
+CACHE_VERSION = 5      # of the parsed start units kept beside the dumps
 # what tells one expansion of a macro from another: its place, its caller
 POSITIONAL = {'__LINE__', '__COUNTER__', '__FILE__', '__BASE_FILE__', '__FILE_NAME__', '__INCLUDE_LEVEL__',
               '__TIMESTAMP__', '__DATE__', '__TIME__', '__func__', '__FUNCTION__', '__PRETTY_FUNCTION__',
@@ -53,7 +53,8 @@ POSITIONAL = {'__LINE__', '__COUNTER__', '__FILE__', '__BASE_FILE__', '__FILE_NA
 # identifier families counted against the start (no kernel macro the labs
 # use expands to them); lockdep's are judged as a set, since spin_lock_init
 # and lockdep_assert_held expand to lockdep identifiers on the debug kernel
-COUNTED = ('usermode helper', 'file I/O', 'kunit', 'swaplab', 'debugfs and proc file', 'caller detection')
+COUNTED = ('usermode helper', 'file I/O', 'kunit', 'swaplab', 'debugfs and proc file', 'caller detection',
+           'symbol aliasing and lookup')
 
 _TOKEN = re.compile(r'(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"|(?:[LUu]|u8)?\'(?:[^\'\\\n]|\\.)*\'|'
                     r'\.?[0-9](?:[eEpP][+-]|[\w.])*|[A-Za-z_]\w*|##|\S')
@@ -114,6 +115,7 @@ class Unit:
     cut: bool                            # the include point was found
     pragmas: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     asms: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    decoded: Set[str] = dataclasses.field(default_factory=set)   # the strings, escapes decoded
 
 
 def asm_text(template: str) -> str:
@@ -204,7 +206,8 @@ def parse(text: str) -> Unit:
     asms = collections.Counter(_joined(m) for m in _ASM.findall(text))
     before = collections.Counter(_IDENTS.findall(_STRIP.sub(' ', text)))
     idents = set(before) | set(_IDENTS.findall(_STRIP.sub(' ', '\n'.join(code[1])))) | defined
-    return Unit(macros, idents, before, strings, sections, cut_at >= 0, pragmas, asms)
+    decoded = {''.join(policy._decode(t) for t in _STR.findall(m.group(0))) for m in _STRRUN.finditer(text)}
+    return Unit(macros, idents, before, strings, sections, cut_at >= 0, pragmas, asms, decoded)
 
 
 def is_int_constant(body: str, table: Dict[str, Macro], depth: int = 0) -> bool:
@@ -306,9 +309,18 @@ def check(start: Unit, sub: Unit, sanctioned: Set[str], own_files: List[str], pa
                                      f'{name} ({cnt} against {start.before.get(name, 0)} in the lab start)'))
         elif name not in start.idents:
             bad.append(Violation(f'{fam[0]} identifiers in what the compiler reads', path, name))
+    flagged = False
     for s in sorted(set(sub.strings) - set(start.strings)):
         if policy._IMITATE.search(_KERN.sub('', s).replace('\\n', '\n')):
             bad.append(Violation('imitates the grader (in what the compiler reads)', path, repr(s)))
+            flagged = True
+    # and as the compiler decodes each literal before joining them
+    # ("\x6b" "unit" is kunit: the red team's escape of 2026-12-07)
+    for s in sorted(sub.decoded - start.decoded):
+        if not flagged and policy._IMITATE.search(re.sub('\x01.', '', s)):
+            bad.append(Violation('imitates the grader (in what the compiler reads)', path,
+                                 f'{policy._printable(s)!r} (escapes decoded)'))
+            break
     for p, cnt in sorted(sub.pragmas.items()):
         # _Pragma, pasted or not, comes out as #pragma: push_macro and
         # pop_macro change macros without a #define, diagnostics hide warnings

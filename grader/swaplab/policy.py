@@ -154,6 +154,13 @@ _IDENT_FAMILIES = {
     # files (the red team's linker-script attack); no lab needs them
     'build context': r'\b(COMPILE_OFFSETS|__GENERATING_BOUNDS_H|LINKER_SCRIPT|__ASSEMBLY__|KBUILD_\w+|'
                      r'__KBUILD_MODNAME|BUILD_VDSO\w*|DISABLE_BRANCH_PROFILING|__DISABLE_EXPORTS)\b',
+    # a function reached by a name in a string (an alias or weak
+    # reference to kunit_do_failed_assertion, filp_open...: the red team's
+    # weakref attack of 2026-12-07) or looked up at run time: no lab needs
+    # them
+    'symbol aliasing and lookup': r'\b(weakref|__weakref__|alias|__alias__|__alias|ifunc|__ifunc__|symver|'
+                                  r'__symver__|kallsyms_\w+|symbol_get|__symbol_get|symbol_put\w*|__symbol_put|'
+                                  r'symbol_request|module_kallsyms_\w+)\b',
     # what tells the suite's calls from the kernel's at run time or by
     # position: no lab needs them
     'caller detection': r'\b(__builtin_return_address|__builtin_frame_address|__builtin_extract_return_addr|'
@@ -834,8 +841,10 @@ def _line(path: str, n: int, t: str, code: Optional[str] = None) -> Optional[Vio
     for fam, rx in _IDENT_RES.items():
         if rx.search(t):
             return Violation(f'{fam} identifiers', path, n, t)
-    for lit in _STRING_TOK.findall(t):
-        d = _decode(lit)
+    lits = [_decode(lit) for lit in _STRING_TOK.findall(t)]
+    # each literal, and the line's literals joined as the compiler joins
+    # adjacent ones ("\x6b" "unit": the red team's split escape)
+    for d in lits + ([''.join(lits)] if len(lits) > 1 else []):
         for fam, rx in _IDENT_RES.items():
             if fam in ('swaplab', 'kunit', 'debugfs and proc file') and rx.search(d):
                 return Violation(f'{fam} name in a string', path, n, f'{t}  (reads {_printable(d)!r})')

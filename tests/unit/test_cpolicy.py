@@ -125,6 +125,22 @@ class Tokens(unittest.TestCase):
         self.assertEqual(rules('static void f(void) { printk("\\001" "6" "o" "k 1 - lab01_case\\n"); }\n'),
                          ['imitates the grader (in what the compiler reads)'])
 
+    def test_a_weak_reference_or_alias_by_name(self):
+        # the red team's weakref attack of 2026-12-07: a function reached
+        # through a name in a string, which no identifier rule reads
+        for a in ('__attribute__((weakref("filp_" "open")))', '__attribute__((__alias__("g2")))',
+                  '__attribute__((ifunc("r")))'):
+            self.assertEqual(rules(f'static void g(void) {a};\n'),
+                             ['symbol aliasing and lookup identifiers in what the compiler reads'], a)
+        self.assertEqual(rules('static void f(void) { kallsyms_lookup_name("filp_open"); }\n'),
+                         ['symbol aliasing and lookup identifiers in what the compiler reads'])
+
+    def test_a_kit_name_spelled_by_escapes_in_joined_literals(self):
+        # each literal's escapes decoded before joining: "\x6b" "unit"
+        self.assertEqual(rules('static void f(void) { printk("\\x6b" "unit_do_failed_assertion"); }\n'),
+                         ['imitates the grader (in what the compiler reads)'])
+        self.assertEqual(rules('static void f(void) { printk("\\x6" "b"); }\n'), [])
+
     def test_a_new_section(self):
         self.assertEqual(rules('static int v __attribute__((__section__(".initcall" "7.init")));\n'),
                          ['section (in what the compiler reads)'])
