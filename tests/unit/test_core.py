@@ -887,7 +887,8 @@ class Plausible(unittest.TestCase):
 
     def test_recorded_figures_are_plausible(self):
         # every figure the saved grades of tests/unit/data/scoring hold
-        # (the lab starts and broken variants, real runs of 2026-12-04),
+        # (the lab starts and broken variants, real runs of 2026-12-04;
+        # the starts of labs 04-06 of 2026-12-07, whose latency was not run),
         # with the workload figures their scripts print now beside them
         # (512 slots over the two devices of `two` mode; 4096 pages)
         n = 0
@@ -895,6 +896,8 @@ class Plausible(unittest.TestCase):
             g = report.read_json(os.path.join(DATA, 'scoring', p))
             for r in g.records:
                 m = dict(r.metrics)
+                if r.id == 'latency' and r.verdict == 'SKIP':
+                    continue
                 if r.id == 'batch-free':
                     m.update(batch_slots='512', batch_devices='2')
                 if r.id.startswith('lockfp-'):
