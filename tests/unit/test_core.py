@@ -435,9 +435,11 @@ class Scoring(unittest.TestCase):
         g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_low_watermark': 'FAILURE'})}))
         self.assertEqual((g.scoring['uncapped'], g.score), (100, 50))
         self.assertIn('kunit-06.lab06_low_watermark', g.capped_line())
-        # a case with points (the drain steps) costs its share, no cap
+        # a case with points and a cap (the drain steps: slots leaked at
+        # swapoff) costs its share, and its failure caps too
         g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_drain': 'FAILURE'})}))
-        self.assertEqual((g.scoring['uncapped'], g.score, g.capped_line()), (85, 85, ''))
+        self.assertEqual((g.scoring['uncapped'], g.score), (85, 50))
+        self.assertIn('kunit-06.lab06_drain', g.capped_line())
 
     def test_latency_off_is_not_counted(self):
         recs = self.records('06')
