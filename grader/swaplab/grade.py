@@ -178,15 +178,17 @@ def main(argv: List[str]) -> int:
         if a.gradescope:      # rewritten after every check (progress_report)
             grader.on_record = lambda: progress_report(g, grader, a.gradescope)
             grader.on_record()
+        # a submission's images are evicted when its grade ends: built for it alone
+        evict = a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES')
         kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'),
-                              own=a.src[0] == 'self', start=getattr(a, 'start_commit', ''))
+                              own=a.src[0] == 'self', start=getattr(a, 'start_commit', ''), private=evict)
         try:
             grader.run(kernels)
         except Rejected as e:        # refused by what the compiler reads (_end stops the builds)
             reject(g, grader, str(e))
             return _end(g, a, t0)
         finally:
-            if a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES'):
+            if evict:
                 for img in kernels.evict():
                     run.note(f'evicted the submission image {img}')
         grader.finish()

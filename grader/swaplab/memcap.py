@@ -120,7 +120,9 @@ def _own_cgroup(cg: str, limit: int) -> Optional[str]:
             with open(sub, 'w', encoding='ascii') as f:
                 f.write('+memory')      # EBUSY where CG holds processes itself
         for n in os.listdir(cg):        # those of earlier grades, once empty
-            if n.startswith('swaplab-grade-'):
+            # (not one a grade still running made: grade-all --jobs runs
+            # several, and one's may be empty a moment before it joins it)
+            if n.startswith('swaplab-grade-') and not os.path.exists(f'/proc/{n[len("swaplab-grade-"):]}'):
                 try:
                     os.rmdir(os.path.join(cg, n))
                 except OSError:

@@ -205,10 +205,16 @@ class Memory(unittest.TestCase):
     def test_own_cgroup_turns_memory_on_and_sets_the_ceiling(self):
         with tempfile.TemporaryDirectory() as d:
             self.files(d, **{'cgroup.controllers': 'cpu io memory pids', 'cgroup.subtree_control': ''})
-            os.mkdir(os.path.join(d, 'swaplab-grade-1'))         # an earlier grade's, empty: removed
+            ended = subprocess.Popen(['true'])
+            ended.wait()
+            os.mkdir(os.path.join(d, f'swaplab-grade-{ended.pid}'))     # an earlier grade's, empty: removed
+            # a grade running beside this one (grade-all --jobs), empty for
+            # a moment before it joins it: kept
+            os.mkdir(os.path.join(d, f'swaplab-grade-{os.getppid()}'))
             mine = memcap._own_cgroup(d, 123456789)
             self.assertEqual(mine, os.path.join(d, f'swaplab-grade-{os.getpid()}'))
-            self.assertFalse(os.path.exists(os.path.join(d, 'swaplab-grade-1')))
+            self.assertFalse(os.path.exists(os.path.join(d, f'swaplab-grade-{ended.pid}')))
+            self.assertTrue(os.path.exists(os.path.join(d, f'swaplab-grade-{os.getppid()}')))
             with open(os.path.join(mine, 'memory.max')) as f:
                 self.assertEqual(f.read(), '123456789')
             with open(os.path.join(d, 'cgroup.subtree_control')) as f:
