@@ -38,12 +38,13 @@ def share() -> float:
     return min(max(v, 0.05), 1.0)
 
 
-def mem_total(meminfo: str = '/proc/meminfo') -> int:
-    """The host's RAM in bytes (0 when unknown)."""
+def mem_total(meminfo: str = '/proc/meminfo', field: str = 'MemTotal') -> int:
+    """The host's RAM in bytes (0 when unknown); FIELD another line of
+    MEMINFO (MemAvailable: what can be had without swapping)."""
     try:
         with open(meminfo, encoding='ascii') as f:
             for l in f:
-                if l.startswith('MemTotal:'):
+                if l.startswith(field + ':'):
                     return int(l.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass

@@ -136,10 +136,10 @@ print(' '.join(str(p) for p in left) or 'none', flush=True)
     GRADE_ALL = r'''
 import os, sys
 sys.path.insert(0, sys.argv[1])
-from swaplab import gradeall, procs
-gradeall.ROOT = sys.argv[2]          # its grader/grade: a fake that leaves an orphan behind
+from swaplab import gradejobs, procs
+gradejobs.ROOT = sys.argv[2]         # its grader/grade: a fake that leaves an orphan behind
 assert procs.set_subreaper()
-row = gradeall.grade_one(sys.argv[3], '01', os.path.join(sys.argv[2], 'out', 'alice'), 1, [])
+row = gradejobs.grade_one(sys.argv[3], '01', os.path.join(sys.argv[2], 'out', 'alice'), 1, [])
 print(row['status'])
 print(' '.join(str(p) for p in sorted(procs.live())) or 'none')
 '''
