@@ -387,9 +387,10 @@ def _start_unit(path: str) -> Unit:
     with open(path, encoding='utf-8', errors='replace') as h:
         u = parse(h.read())
     try:
-        with open(cache + '.tmp', 'wb') as h:
+        tmp = f'{cache}.tmp.{os.getpid()}'      # (grades side by side: grade-all --jobs)
+        with open(tmp, 'wb') as h:
             pickle.dump(u, h)
-        os.replace(cache + '.tmp', cache)
+        os.replace(tmp, cache)
     except OSError:
         pass
     return u

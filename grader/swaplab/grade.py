@@ -17,7 +17,8 @@ from . import memcap, procs, report, run
 from .checks import ROOT
 from .envdefaults import env_defaults
 from .intake import GraderError, Rejected, resolve
-from .pipeline import Grader, context, error, prepare_work, progress_report, reject, sandbox_policy, write_reports
+from .pipeline import (Grader, context, error, prepare_work, progress_report, reject, sandbox_policy,
+                       scale_plumbing, write_reports)
 from .report import Grade
 
 HELP = """\
@@ -62,6 +63,8 @@ resource limits, a build timeout) and every kernel boots in one; images
 built from a --patch or --tree are removed after the grade.
 Environment: SWAPLAB_GUEST_TIMEOUT (seconds a guest check may run; default:
 grader/limits.tsv), SWAPLAB_BUILD_TIMEOUT (seconds a build may run, 2700),
+SWAPLAB_LIMIT_SCALE (a factor of at least 1 on every time limit, 1; grade-all
+--jobs sets it where its grades share the cores),
 SWAPLAB_KEEP_IMAGES=1 (keep the images built from a --patch or --tree),
 SWAPLAB_PATCH_MAX and SWAPLAB_FILE_MAX (bytes: the largest patch file, 1 MiB,
 and the largest file it may leave changed, 2 MiB; binary patches are
@@ -153,6 +156,7 @@ def main(argv: List[str]) -> int:
             sel = [c for c in sel if c.id not in off]
         g.work = prepare_work(a.keep) if not a.build_only else ''
         grader = Grader(g, sel, off)
+        scale_plumbing(grader.scale)
         try:
             commit, g.graded = resolve(a, a.lab, g.review, lenient=bool(a.build_only))
         except Rejected as e:
@@ -178,15 +182,17 @@ def main(argv: List[str]) -> int:
         if a.gradescope:      # rewritten after every check (progress_report)
             grader.on_record = lambda: progress_report(g, grader, a.gradescope)
             grader.on_record()
+        # a submission's images are evicted when its grade ends: built for it alone
+        evict = a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES')
         kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'),
-                              own=a.src[0] == 'self', start=getattr(a, 'start_commit', ''))
+                              own=a.src[0] == 'self', start=getattr(a, 'start_commit', ''), private=evict)
         try:
             grader.run(kernels)
         except Rejected as e:        # refused by what the compiler reads (_end stops the builds)
             reject(g, grader, str(e))
             return _end(g, a, t0)
         finally:
-            if a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES'):
+            if evict:
                 for img in kernels.evict():
                     run.note(f'evicted the submission image {img}')
         grader.finish()

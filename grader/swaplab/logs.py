@@ -451,9 +451,10 @@ def kunit_parser(repo: Optional[str] = None):
         for f, b in zip(files, blobs):
             data = subprocess.run(['git', '-C', repo, 'cat-file', 'blob', b], check=True,
                                   capture_output=True).stdout
-            with open(os.path.join(d, f + '.tmp'), 'wb') as out:
+            tmp = os.path.join(d, f'{f}.tmp.{os.getpid()}')    # (grades side by side: grade-all --jobs)
+            with open(tmp, 'wb') as out:
                 out.write(data)
-            os.replace(os.path.join(d, f + '.tmp'), os.path.join(d, f))
+            os.replace(tmp, os.path.join(d, f))
     sys.path.insert(0, d)
     try:    # (modules of the kernel tree, found only with D on the path: no import statement reaches them)
         kunit_printer = importlib.import_module('kunit_printer')

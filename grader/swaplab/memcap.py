@@ -38,12 +38,13 @@ def share() -> float:
     return min(max(v, 0.05), 1.0)
 
 
-def mem_total(meminfo: str = '/proc/meminfo') -> int:
-    """The host's RAM in bytes (0 when unknown)."""
+def mem_total(meminfo: str = '/proc/meminfo', field: str = 'MemTotal') -> int:
+    """The host's RAM in bytes (0 when unknown); FIELD another line of
+    MEMINFO (MemAvailable: what can be had without swapping)."""
     try:
         with open(meminfo, encoding='ascii') as f:
             for l in f:
-                if l.startswith('MemTotal:'):
+                if l.startswith(field + ':'):
                     return int(l.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
@@ -120,7 +121,9 @@ def _own_cgroup(cg: str, limit: int) -> Optional[str]:
             with open(sub, 'w', encoding='ascii') as f:
                 f.write('+memory')      # EBUSY where CG holds processes itself
         for n in os.listdir(cg):        # those of earlier grades, once empty
-            if n.startswith('swaplab-grade-'):
+            # (not one a grade still running made: grade-all --jobs runs
+            # several, and one's may be empty a moment before it joins it)
+            if n.startswith('swaplab-grade-') and not os.path.exists(f'/proc/{n[len("swaplab-grade-"):]}'):
                 try:
                     os.rmdir(os.path.join(cg, n))
                 except OSError:

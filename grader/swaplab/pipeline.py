@@ -6,6 +6,7 @@ and reports of one grade.
                   fingerprint, the latency check) and keeps one record each
   context         what a score depends on (kit, kernel, submission, host)
   limits          each guest check's time limit (grader/limits.tsv)
+  limit_scale     the factor on every time limit (SWAPLAB_LIMIT_SCALE)
   progress_report the --gradescope report rewritten after every check
   write_reports   --json, --junit, --gradescope and the work folder's own
   prepare_work    the folder a grade's logs go to (--keep)
@@ -20,6 +21,7 @@ import argparse
 import copy
 import csv
 import hashlib
+import math
 import platform
 import os
 import re
@@ -49,7 +51,7 @@ def context(a: argparse.Namespace, lab: str, commit: str) -> dict:
            'linux_source': '', 'lab_start': out('git', '-C', repo, 'rev-parse', f'lab-{lab}-start'),
            'graded_commit': commit, 'submission': '',
            'host_cores': os.cpu_count(), 'host': platform.node(),
-           'accelerator': out(os.path.join(ROOT, 'vm', 'accel'))}
+           'accelerator': out(os.path.join(ROOT, 'vm', 'accel')), 'limit_scale': limit_scale()}
     try:
         with open(os.path.join(repo, '.swaplab-version'), encoding='utf-8') as f:
             ctx['linux_source'] = 'linux-source-6.1 ' + f.read().strip()
@@ -82,13 +84,55 @@ def limits() -> Dict[str, int]:
     return out
 
 
+def limit_scale() -> float:
+    """SWAPLAB_LIMIT_SCALE: the factor on every time limit of a grade (the
+    guest checks', SWAPLAB_GUEST_TIMEOUT, the latency runs', the build's,
+    grade-all's per submission), 1 when unset.  grade-all --jobs sets it
+    when its grades share the cores: the limits are 5 times a reference's
+    time, measured alone, and a reference must never time out because
+    other grades ran beside it (README, § Instructors, In parallel).  A
+    GraderError for anything but a finite number of at least 1."""
+    v = os.environ.get('SWAPLAB_LIMIT_SCALE', '').strip()
+    if not v:
+        return 1.0
+    try:
+        s = float(v)
+    except ValueError:
+        s = math.nan
+    if not (math.isfinite(s) and s >= 1):
+        raise GraderError(f"SWAPLAB_LIMIT_SCALE must be a number of at least 1 (the factor on every time "
+                          f"limit; grade-all --jobs sets it), got '{v}'")
+    return s
+
+
+def scaled(seconds: float, scale: float) -> int:
+    """SECONDS times SCALE, whole seconds, rounded up."""
+    return int(math.ceil(seconds * scale - 1e-9))
+
+
+# the limits of the plumbing a grade runs (their defaults, as the scripts
+# have them), scaled with the guest checks' by scale_plumbing
+PLUMBING_LIMITS = (('SWAPLAB_BUILD_TIMEOUT', 2700, 'scripts/build-kernel'),
+                   ('SWAPLAB_CPP_TIMEOUT', 300, 'scripts/cpp-policy'))
+
+
+def scale_plumbing(scale: float) -> None:
+    """The build's and the compiler-input policy's time limits, times SCALE,
+    for the scripts this grade runs (they read them from the environment)."""
+    if scale == 1:
+        return
+    for var, default, _ in PLUMBING_LIMITS:
+        os.environ[var] = str(scaled(int(os.environ.get(var) or default), scale))
+
+
 class Grader:
     def __init__(self, g: Grade, sel: List[Check], off: Optional[List[str]] = None):
         self.g, self.sel = g, sel
         self.off = set(off or [])
         self.work = g.work
+        self.scale = limit_scale()
         env = os.environ.get('SWAPLAB_GUEST_TIMEOUT')
-        self.override = int(env) if env else None
+        self.override = scaled(int(env), self.scale) if env else None
         self.limits = limits()
         self.done: Dict[str, Record] = {}
         self.current: Optional[str] = None
@@ -96,10 +140,11 @@ class Grader:
         self.on_record = None          # called after each record (progress reports)
 
     def limit(self, ids: List[str]) -> int:
-        """A boot's per-check time limit: the longest of its checks'."""
+        """A boot's per-check time limit: the longest of its checks', times
+        the limit scale (SWAPLAB_LIMIT_SCALE)."""
         if self.override:
             return self.override
-        return max(self.limits.get(i, 600) for i in ids)
+        return scaled(max(self.limits.get(i, 600) for i in ids), self.scale)
 
     def record(self, r: Record) -> None:
         if r.seconds is None and r.verdict != 'TIMEOUT' and self._t0 and \
@@ -241,7 +286,8 @@ class Grader:
                 k = img if who == 'mine' else refimg
                 run.note(f'latency round {rd}/{rounds}: {who}')
                 _, m = run.measure_run(k, test, os.path.join(self.work, f'{c.id}-{who}-{rd}.console'),
-                                       cpus=cpus, append=f'swaplab.pages={pages}', out_log=log)
+                                       cpus=cpus, append=f'swaplab.pages={pages}', out_log=log,
+                                       limit=scaled(600, self.scale))
                 meas.append({'who': who, 'round': rd, 'median': _num(m.get('fault_median_us')),
                              'p99': _num(m.get('fault_p99_us'))})
             if verdict.latency_settled(meas, tol):

@@ -76,12 +76,14 @@ class Kernels:
     build may start in the background while fast-kernel checks run."""
 
     def __init__(self, commit: str, lab: str, work: str, graded: bool = False, fresh: bool = False,
-                 own: bool = False, start: str = ''):
+                 own: bool = False, start: str = '', private: bool = False):
         """graded: the tree is a submission: build it in the sandbox
         (scripts/build-kernel --graded); fresh: start its object directory
-        over from the reference one (another person's submission)."""
+        over from the reference one (another person's submission);
+        private: images of this grade alone, evicted when it ends (never
+        another grade's, which may be running beside it)."""
         self.commit, self.lab, self.work = commit, lab, work
-        self.graded, self.fresh, self.own = graded, fresh, own
+        self.graded, self.fresh, self.own, self.private = graded, fresh, own, private
         self.start_rev = start           # the lab start: the policy on what the compiler reads
         self.rc: Dict[str, int] = {}
         self.img: Dict[str, Optional[str]] = {}
@@ -98,9 +100,12 @@ class Kernels:
         with open(out, 'wb') as o, open(err, 'wb') as e:
             extra = (['--graded'] if self.graded else []) + (['--fresh'] if self.graded and self.fresh else []) + \
                 (['--own'] if self.graded and self.own else []) + \
-                (['--start', self.start_rev] if self.graded and self.start_rev else [])
+                (['--start', self.start_rev] if self.graded and self.start_rev else []) + \
+                (['--private'] if self.graded and self.private else [])
             self.bg[cfg] = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', self.commit,
-                                  '--lab', self.lab, '--config', cfg, *extra], stdout=o, stderr=e)
+                                  '--lab', self.lab, '--config', cfg, *extra,
+                                  '--keep-log', os.path.join(self.work, f'kernel-{cfg}.build.log')],
+                                 stdout=o, stderr=e)
         self.secs[cfg] = time.time()
 
     def get(self, cfg: str) -> Optional[str]:

@@ -1,51 +1,83 @@
-"""grader/grade-all in parallel (grader/swaplab/gradeall.py): --emit-jobs
-writes one command per submission, jobs.txt and a Slurm array script;
---merge writes the summary from the result folders the jobs left, with the
-serial run's own code.  A fake kit root stands in: its grader/grade copies
-a saved result.json (tests/unit/data/gradeall/results/NAME) and exits with
-the code the submission names; its grader/grade-all is the real one with a
-fixed clock.  The summary files of a serial run over those submissions are
-saved too (tests/unit/data/gradeall/summary.*): the serial run must give
-them byte for byte, and so must --merge.  Seconds; no kernel, no QEMU.
+"""grader/grade-all in parallel (grader/swaplab/gradeall.py, gradejobs.py,
+gradesum.py): --emit-jobs writes one command per submission, jobs.txt and a
+Slurm array script; --merge writes the summary from the result folders the
+jobs left, with the serial run's own code; --jobs N grades N submissions at
+once and writes the serial run's summary, byte for byte, its time limits
+scaled where the grades share the cores.  A fake kit root stands in: its
+grader/grade copies a saved result.json (tests/unit/data/gradeall/results/
+NAME) and exits with the code the submission names, after sleeping as long
+as the submission says (or until killed), noting when it ran, its pid and
+its SWAPLAB_LIMIT_SCALE in FAKE_GRADE_LOG; its grader/grade-all is the real
+one with a fixed clock.  The summary files of a serial run over those
+submissions are saved too (tests/unit/data/gradeall/summary.*): the serial
+run must give them byte for byte, and so must --merge.  Seconds; no kernel,
+no QEMU.
 
 If you change the summary on purpose, write the saved files again:
 SWAPLAB_WRITE_GOLDEN=1 python3 tests/unit/test_gradeall.py
 """
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(HERE, 'data', 'gradeall')
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, 'grader'))
 import kitrun  # noqa: E402
+from swaplab import gradejobs, intake, memcap, pipeline, report  # noqa: E402
 
 SUMMARY = ('summary.csv', 'summary.json', 'summary.html')
 # the submissions: NAME -> the grade's exit code (carol's grade leaves no report)
 SUBS = {'alice': 1, 'bob': 1, 'carol': 3}
 
+# the submission's text: "WHO RC [SECONDS [MODE]]"; MODE rejected: WHO's
+# saved report made a rejection; orphan: it leaves a process of its own
+# session behind, as a build under timeout or bubblewrap does
 FAKE_GRADE = r'''#!/usr/bin/env python3
-import os, shutil, sys
+import json, os, shutil, subprocess, sys, time
 a = sys.argv[1:]
 patch, res = a[a.index('--patch') + 1], a[a.index('--json') + 1]
 with open(patch) as f:
-    who, rc = f.read().split()
+    w = f.read().split()
+who, rc = w[0], w[1]
+secs, mode = (float(w[2]) if len(w) > 2 else 0), (w[3] if len(w) > 3 else '')
+log = os.environ.get('FAKE_GRADE_LOG')
+def note(what):
+    if log:
+        with open(log, 'a') as f:
+            f.write(f"{who} {what} {time.time():.3f} {os.getpid()} {os.environ.get('SWAPLAB_LIMIT_SCALE', '-')}\n")
+note('start')
+if mode == 'orphan':
+    o = subprocess.Popen(['setsid', 'sleep', '300'])
+    note(f'orphan-{o.pid}')
+time.sleep(secs)
 src = os.path.join(%r, 'results', who, 'result.json')
 print('fake grade of', who)
-if os.path.exists(src):
+if mode == 'rejected':
+    with open(src) as f:
+        g = json.load(f)
+    g['status'], g['message'] = 'rejected', 'the patch does not apply to lab-01-start: error: corrupt patch at line 3'
+    with open(res, 'w') as f:
+        json.dump(g, f)
+elif os.path.exists(src):
     shutil.copyfile(src, res)
+note('end')
 sys.exit(int(rc))
 '''
 FAKE_GRADE_ALL = r'''#!/usr/bin/env python3
 import os, sys
 sys.path.insert(0, %r)
-from swaplab import gradeall
-gradeall.ROOT = %r
-gradeall.time.time = lambda: 1000.0         # seconds: 0.0, every run
+from swaplab import gradeall, gradejobs
+gradeall.ROOT = gradejobs.ROOT = %r
+gradejobs.time.time = lambda: 1000.0        # seconds: 0.0, every run
 sys.exit(gradeall.main(sys.argv[1:]))
 '''
 
@@ -182,13 +214,256 @@ class GradeAll(unittest.TestCase):
         self.run_ga('--merge', os.path.join(self.t, 'nothing'), want=3)
 
 
+# --jobs: the class of a parallel run: WHO -> its submission's text (the
+# fake's exit code, seconds, mode); dave's grade runs past its time limit
+CLASS = {'alice': 'alice 1 0.6', 'bob': 'bob 1 0.6', 'carol': 'carol 3 0.2', 'dave': 'dave 1 60',
+         'erin': 'alice 2 0.5 rejected'}
+
+
+def fake_class(d: str, cls=CLASS) -> str:
+    os.makedirs(d)
+    for who, text in cls.items():
+        with open(os.path.join(d, f'{who}.patch'), 'w') as f:
+            f.write(text + '\n')
+    return d
+
+
+def fake_log(path: str) -> list:
+    """(who, what, time, pid, scale) of each line the fakes noted."""
+    try:
+        with open(path) as f:
+            return [(w[0], w[1], float(w[2]), int(w[3]), w[4]) for w in (l.split() for l in f)]
+    except OSError:
+        return []
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[1].split()[0] not in 'ZX'
+    except OSError:
+        return False
+
+
+class Jobs(unittest.TestCase):
+    """grade-all --jobs N: N grades at once, the serial run's summary."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.t = self.tmp.name
+        self.ga = fake_kit(os.path.join(self.t, 'kit'))
+        self.log = os.path.join(self.t, 'fake.log')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_ga(self, *args, want=0, **env):
+        e = dict(os.environ, FAKE_GRADE_LOG=self.log, **env)
+        e.pop('SWAPLAB_LIMIT_SCALE', None) if 'SWAPLAB_LIMIT_SCALE' not in env else None
+        p = subprocess.run([sys.executable, self.ga, *args], capture_output=True, text=True, timeout=120, env=e)
+        self.assertEqual(p.returncode, want, p.stderr)
+        return p
+
+    def summary(self, out: str) -> dict:
+        return {n: read(os.path.join(out, n)).replace(out.encode(), b'@OUT@') for n in SUMMARY}
+
+    def test_jobs_2_writes_the_serial_summary_byte_for_byte(self):
+        """A rejected submission, a timeout and a grade that leaves no
+        report among them; the limits unscaled in both runs
+        (SWAPLAB_LIMIT_SCALE=1), so that the timeout's row is the same."""
+        subs = fake_class(os.path.join(self.t, 'subs'))
+        a, b = os.path.join(self.t, 'serial', 'results'), os.path.join(self.t, 'jobs', 'results')
+        q = self.run_ga('--lab', '01', subs, '--out', a, '--timeout', '3', '--jobs', '1', SWAPLAB_LIMIT_SCALE='1')
+        p = self.run_ga('--lab', '01', subs, '--out', b, '--timeout', '3', '--jobs', '2', SWAPLAB_LIMIT_SCALE='1')
+        self.assertEqual(self.summary(a), self.summary(b))
+        with open(os.path.join(b, 'summary.csv')) as f:
+            rows = {r.split(',')[0]: r for r in f.read().splitlines()[1:]}
+        self.assertEqual(list(rows), ['alice', 'bob', 'carol', 'dave', 'erin'])
+        self.assertIn(',timeout after 3s,', rows['dave'])
+        self.assertIn(',rejected: the patch does not apply', rows['erin'])
+        self.assertIn(',grader error (exit 3): no readable report', rows['carol'])
+        self.assertIn('2 at a time', p.stderr)
+        self.assertRegex(p.stderr, r'\[4/5\] dave +0/0 +timeout after 3s \(0.0 s\)')
+        self.assertNotIn('at a time', q.stderr)
+        # the two tables on stdout, too
+        self.assertEqual(q.stdout.replace(a, '@OUT@'), p.stdout.replace(b, '@OUT@'))
+
+    def test_two_grades_really_ran_at_once(self):
+        subs = fake_class(os.path.join(self.t, 'subs'), {'alice': 'alice 1 1.5', 'bob': 'bob 1 1.5'})
+        self.run_ga('--lab', '01', subs, '--out', os.path.join(self.t, 'out'), '--jobs', '2')
+        ev = {(w, what): t for w, what, t, _, _ in fake_log(self.log)}
+        self.assertLess(max(ev['alice', 'start'], ev['bob', 'start']), min(ev['alice', 'end'], ev['bob', 'end']),
+                        f'the two grades did not overlap: {ev}')
+
+    def test_the_scale_reaches_the_grade_and_the_timeout(self):
+        # set by hand: the grades' environment and grade-all's own limit
+        subs = fake_class(os.path.join(self.t, 'subs'), {'alice': 'alice 1 0.2', 'dave': 'dave 1 60'})
+        out = os.path.join(self.t, 'out')
+        p = self.run_ga('--lab', '01', subs, '--out', out, '--timeout', '2', '--jobs', '2',
+                        SWAPLAB_LIMIT_SCALE='1.5')
+        self.assertIn('time limits x1.5 (SWAPLAB_LIMIT_SCALE)', p.stderr)
+        self.assertEqual({sc for _, what, _, _, sc in fake_log(self.log) if what == 'start'}, {'1.5'})
+        with open(os.path.join(out, 'dave', 'job.json')) as f:
+            job = json.load(f)
+        self.assertEqual((job['limit'], job['limit_scale'], job['timed_out']), (3, 1.5, True))
+        with open(os.path.join(out, 'summary.json')) as f:
+            self.assertEqual([r['status'] for r in json.load(f)], ['fail', 'timeout after 3s'])
+
+    def test_the_scale_from_the_cores(self):
+        """Unset, the factor is 2 x jobs / cores of this machine (at least 1),
+        shown at the start and given to every grade."""
+        subs = fake_class(os.path.join(self.t, 'subs'), {'alice': 'alice 1 0.1', 'bob': 'bob 1 0.1'})
+        p = self.run_ga('--lab', '01', subs, '--out', os.path.join(self.t, 'out'), '--jobs', '2')
+        s = gradejobs.concurrency_scale(2, gradejobs.cores())
+        self.assertIn(f'--jobs 2 on {gradejobs.cores()} cores: time limits x{gradejobs.fmt_scale(s)}', p.stderr)
+        self.assertEqual({sc for _, what, _, _, sc in fake_log(self.log) if what == 'start'},
+                         {gradejobs.fmt_scale(s)})
+        with open(os.path.join(self.t, 'out', 'alice', 'job.json')) as f:
+            job = json.load(f)
+        self.assertEqual((job['limit'], job['limit_scale']), (gradejobs.scaled(1800, s), s))
+
+    def test_sigterm_stops_every_grade_and_writes_the_summary_so_far(self):
+        subs = fake_class(os.path.join(self.t, 'subs'), {'aaron': 'alice 1 0', 'bob': 'bob 1 300 orphan',
+                                                         'carol': 'bob 1 300 orphan'})
+        out = os.path.join(self.t, 'out')
+        e = dict(os.environ, FAKE_GRADE_LOG=self.log)
+        e.pop('SWAPLAB_LIMIT_SCALE', None)
+        p = subprocess.Popen([sys.executable, self.ga, '--lab', '01', subs, '--out', out, '--jobs', '2'],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
+        try:
+            t0 = time.time()
+            while sum(what.startswith('orphan') for _, what, _, _, _ in fake_log(self.log)) < 2:
+                self.assertLess(time.time() - t0, 60, 'the two slow grades never started')
+                time.sleep(0.1)
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn('interrupted; writing the summary so far', err)
+        pids = [pid for _, what, _, pid, _ in fake_log(self.log) if what == 'start'] + \
+            [int(what.split('-')[1]) for _, what, _, _, _ in fake_log(self.log) if what.startswith('orphan')]
+        self.assertEqual(len(pids), 5)
+        self.assertEqual([x for x in pids if alive(x)], [], 'a fake grade or its orphan outlived grade-all')
+        with open(os.path.join(out, 'summary.csv')) as f:
+            self.assertEqual([r.split(',')[0] for r in f.read().splitlines()[1:]], ['aaron'])
+
+    def test_resume_with_jobs_grades_only_what_changed(self):
+        subs = fake_class(os.path.join(self.t, 'subs'), {'alice': 'alice 1 0', 'bob': 'bob 1 0', 'carol': 'carol 3 0'})
+        out = os.path.join(self.t, 'out')
+        self.run_ga('--lab', '01', subs, '--out', out, '--jobs', '2')
+        with open(os.path.join(subs, 'bob.patch'), 'w') as f:
+            f.write('bob 1 0.1\n')
+        os.unlink(self.log)
+        p = self.run_ga('--lab', '01', subs, '--out', out, '--jobs', '2', '--resume')
+        # bob changed, carol's grade left no report: graded again; alice kept
+        self.assertEqual(sorted(w for w, what, _, _, _ in fake_log(self.log) if what == 'start'), ['bob', 'carol'])
+        self.assertIn('alice: already graded (--resume)', p.stderr)
+        self.assertEqual(self.summary(out)['summary.csv'].splitlines()[1:],
+                         golden('summary.csv', out).replace(out.encode(), b'@OUT@').splitlines()[1:])
+
+    def test_bad_arguments_exit_3(self):
+        subs = fake_class(os.path.join(self.t, 'subs'), {'alice': 'alice 1 0'})
+        for v in ('0', '-1', 'x', '1.5', '', '99999'):
+            p = self.run_ga('--lab', '01', subs, '--jobs', v, want=3)
+            self.assertIn('--jobs takes a number of grades at once', p.stderr)
+        p = self.run_ga('--lab', '01', subs, '--jobs', want=3)
+        self.assertIn('bad arguments', p.stderr)
+        for v in ('0.5', 'abc', 'nan', 'inf', '-2'):
+            p = self.run_ga('--lab', '01', subs, '--jobs', '2', want=3, SWAPLAB_LIMIT_SCALE=v)
+            self.assertIn('SWAPLAB_LIMIT_SCALE must be a number of at least 1', p.stderr)
+        p = self.run_ga('--lab', '01', subs, '--emit-jobs', os.path.join(self.t, 'j'), '--jobs', '2', want=3)
+        self.assertIn('not with --emit-jobs', p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.t, 'j')))
+        with open(os.path.join(subs, 'alice.diff'), 'w') as f:
+            f.write('alice 1 0\n')
+        for extra in ((), ('--emit-jobs', os.path.join(self.t, 'j'))):
+            p = self.run_ga('--lab', '01', subs, *extra, want=3)
+            self.assertIn('alice.diff and alice.patch are both graded as alice', p.stderr)
+        self.assertEqual(fake_log(self.log), [])
+
+
+class AutoJobs(unittest.TestCase):
+    """--jobs auto and the scale of the limits, on made-up machines."""
+
+    def test_one_job_per_two_cores_and_per_3_gib(self):
+        G = 1 << 30
+        for ncores, mem, want in ((2, 16 * G, 1), (1, 64 * G, 1), (8, 64 * G, 4), (8, 7 * G, 2), (8, 2 * G, 1),
+                                  (64, 0, 32), (16, 12 * G - 1, 3), (3, 64 * G, 1)):
+            self.assertEqual(gradejobs.auto_jobs(ncores, mem), want, (ncores, mem))
+
+    def test_memavailable_is_read_from_meminfo(self):
+        with tempfile.NamedTemporaryFile('w', suffix='meminfo') as f:
+            f.write('MemTotal:       16318540 kB\nMemFree:  1000 kB\nMemAvailable:   12582912 kB\n')
+            f.flush()
+            self.assertEqual(memcap.mem_total(f.name, field='MemAvailable'), 12 << 30)
+            self.assertEqual(memcap.mem_total(f.name), 16318540 * 1024)
+
+    def test_scale_is_the_guests_vcpus_over_the_cores(self):
+        for jobs, ncores, want in ((1, 2, 1.0), (2, 2, 2.0), (3, 4, 1.5), (2, 3, 1.34), (4, 8, 1.0), (6, 2, 6.0)):
+            self.assertEqual(gradejobs.concurrency_scale(jobs, ncores), want, (jobs, ncores))
+        self.assertEqual([gradejobs.fmt_scale(x) for x in (1.0, 2.0, 1.5, 1.34)], ['1.0', '2.0', '1.5', '1.34'])
+
+
+class LimitScale(unittest.TestCase):
+    """SWAPLAB_LIMIT_SCALE in the grade (pipeline.py): every limit times it."""
+
+    def setUp(self):
+        self.env = {k: os.environ.get(k) for k in ('SWAPLAB_LIMIT_SCALE', 'SWAPLAB_GUEST_TIMEOUT',
+                                                    'SWAPLAB_BUILD_TIMEOUT', 'SWAPLAB_CPP_TIMEOUT')}
+        for k in self.env:
+            os.environ.pop(k, None)
+
+    def tearDown(self):
+        for k, v in self.env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    def grader(self):
+        gr = pipeline.Grader(report.Grade(lab='01', started=0), [])
+        gr.limits = {'pageout': 60, 'pressure': 204}
+        return gr
+
+    def test_guest_limits_and_the_override_are_scaled(self):
+        self.assertEqual(self.grader().limit(['pageout', 'pressure']), 204)
+        os.environ['SWAPLAB_LIMIT_SCALE'] = '1.5'
+        self.assertEqual(self.grader().limit(['pageout', 'pressure']), 306)
+        self.assertEqual(self.grader().limit(['other']), 900)
+        os.environ['SWAPLAB_GUEST_TIMEOUT'] = '25'
+        self.assertEqual(self.grader().limit(['pageout']), 38)
+
+    def test_bad_values_are_a_grader_error(self):
+        for v in ('0.99', '0', 'x', 'nan', 'inf', '-1'):
+            os.environ['SWAPLAB_LIMIT_SCALE'] = v
+            with self.assertRaisesRegex(intake.GraderError, 'SWAPLAB_LIMIT_SCALE must be a number of at least 1'):
+                pipeline.limit_scale()
+        os.environ['SWAPLAB_LIMIT_SCALE'] = ' '
+        self.assertEqual(pipeline.limit_scale(), 1.0)
+
+    def test_the_build_and_policy_limits_follow(self):
+        pipeline.scale_plumbing(1.0)
+        self.assertNotIn('SWAPLAB_BUILD_TIMEOUT', os.environ)
+        os.environ['SWAPLAB_CPP_TIMEOUT'] = '100'
+        pipeline.scale_plumbing(2.0)
+        self.assertEqual((os.environ['SWAPLAB_BUILD_TIMEOUT'], os.environ['SWAPLAB_CPP_TIMEOUT']), ('5400', '200'))
+
+    def test_the_plumbing_defaults_are_the_scripts(self):
+        for var, default, script in pipeline.PLUMBING_LIMITS:
+            with open(os.path.join(ROOT, script)) as f:
+                self.assertIn(f'${{{var}:-{default}}}', f.read(), script)
+
+
 def write_golden():
     """Write tests/unit/data/gradeall/ from a serial run of this code."""
     with tempfile.TemporaryDirectory() as t:
         ga = fake_kit(os.path.join(t, 'kit'))
         subs = submissions(os.path.join(t, 'subs'))
         out = os.path.join(t, 'serial', 'results')
-        subprocess.run([sys.executable, ga, '--lab', '01', subs, '--out', out], check=True)
+        subprocess.run([sys.executable, ga, '--lab', '01', subs, '--out', out, '--jobs', '1'], check=True)
         for n in SUMMARY:
             with open(os.path.join(DATA, n), 'wb') as f:
                 f.write(read(os.path.join(out, n)).replace(out.encode(), b'@OUT@'))

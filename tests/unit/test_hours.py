@@ -1,7 +1,7 @@
 """The hours a student gives with a hand-in (make handin HOURS=6.5): what
 scripts/handin accepts and writes ("Hours: V" in the patch's header), that
 the grader's intake takes such a patch as any other, and how grader/grade-all
-reads it into summary.csv, .json and .html (grader/swaplab/gradeall.py:
+reads it into summary.csv, .json and .html (grader/swaplab/gradesum.py:
 validated, never trusted, escaped).  The hand-ins in data/hours/ are saved
 fixtures: alice gives 6.5 h, bob nothing, carol a CSV formula and markup,
 dave 250 h (over the cap), erin a bare diff whose added line reads
@@ -23,7 +23,7 @@ DATA = os.path.join(HERE, 'data', 'hours')
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 sys.path.insert(0, HERE)
 
-from swaplab import gradeall, intake  # noqa: E402
+from swaplab import gradesum, intake  # noqa: E402
 import kitrun  # noqa: E402
 
 
@@ -43,37 +43,37 @@ class ParseHours(unittest.TestCase):
     def test_accepted(self):
         for text, want in (('6.5', 6.5), ('6', 6.0), ('.5', 0.5), ('0.01', 0.01), ('200', 200.0),
                            ('200.00', 200.0), ('12.25', 12.25), ('010', 10.0)):
-            self.assertEqual(gradeall.parse_hours(text), want, text)
+            self.assertEqual(gradesum.parse_hours(text), want, text)
 
     def test_refused(self):
         for text in ('', '0', '0.0', '200.01', '201', '999', '1e2', 'nan', 'inf', '-3', '+3', ' 5', '6,5',
                      '6.555', '1000', '6.', 'abc', '\u0661\u0662', '6.5\n', None, 6.5):
-            self.assertIsNone(gradeall.parse_hours(text), repr(text))
+            self.assertIsNone(gradesum.parse_hours(text), repr(text))
 
     def test_written_form(self):
-        self.assertEqual([gradeall.fmt_hours(v) for v in (6.5, 12.0, 0.25, 200, '', None, True)],
+        self.assertEqual([gradesum.fmt_hours(v) for v in (6.5, 12.0, 0.25, 200, '', None, True)],
                          ['6.5', '12', '0.25', '200', '', '', ''])
 
 
 class ReadHours(unittest.TestCase):
     def test_the_saved_hand_ins(self):
-        self.assertEqual(gradeall.read_hours(fixture('alice')), (6.5, ''))
-        self.assertEqual(gradeall.read_hours(fixture('bob')), ('', ''))
-        self.assertEqual(gradeall.read_hours(fixture('erin')), ('', ''))      # a diff's line is no header
-        self.assertEqual(gradeall.read_hours(os.path.join(DATA, 'none.patch')), ('', ''))
+        self.assertEqual(gradesum.read_hours(fixture('alice')), (6.5, ''))
+        self.assertEqual(gradesum.read_hours(fixture('bob')), ('', ''))
+        self.assertEqual(gradesum.read_hours(fixture('erin')), ('', ''))      # a diff's line is no header
+        self.assertEqual(gradesum.read_hours(os.path.join(DATA, 'none.patch')), ('', ''))
         for who in ('carol', 'dave'):
-            h, note = gradeall.read_hours(fixture(who))
+            h, note = gradesum.read_hours(fixture(who))
             self.assertEqual(h, '', who)
             self.assertIn('not a number of hours over 0 and at most 200', note)
             self.assertLessEqual(len(note), 120, note)
-        self.assertNotIn('\x1b', gradeall.read_hours(fixture('carol'))[1])
+        self.assertNotIn('\x1b', gradesum.read_hours(fixture('carol'))[1])
 
     def test_only_the_header_is_read(self):
         with tempfile.TemporaryDirectory() as d:
             p = os.path.join(d, 'x.patch')
             with open(p, 'w') as f:
                 f.write('swaplab lab 01 hand-in by x\n' + 'filler\n' * 20 + 'Hours: 5\n\n')
-            self.assertEqual(gradeall.read_hours(p), ('', ''))      # past the 12 lines of a header
+            self.assertEqual(gradesum.read_hours(p), ('', ''))      # past the 12 lines of a header
 
 
 class Summary(unittest.TestCase):
@@ -82,9 +82,9 @@ class Summary(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.out = self.tmp.name
-        rows = [row(who, *gradeall.read_hours(fixture(who))) for who in ('alice', 'bob', 'carol', 'dave', 'erin')]
+        rows = [row(who, *gradesum.read_hours(fixture(who))) for who in ('alice', 'bob', 'carol', 'dave', 'erin')]
         rows.append({k: v for k, v in row('frank', '').items() if k not in ('hours', 'hours_note')})   # --resume of an old row
-        gradeall.write_summary(self.out, rows)
+        gradesum.write_summary(self.out, rows)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -154,7 +154,7 @@ class HandIn(unittest.TestCase):
         with open(self.out()) as f:
             head = f.read().split('\n')[:4]
         self.assertEqual(head[2:], ['Hours: 6.5', ''])
-        self.assertEqual(gradeall.read_hours(self.out()), (6.5, ''))
+        self.assertEqual(gradesum.read_hours(self.out()), (6.5, ''))
         self.assertEqual(intake.patch_text(self.out()), [])
         # git apply (as intake.resolve runs it) takes the header as the text before the diff
         subprocess.run(['git', '-C', self.repo, 'stash', '-q'], check=True)
@@ -166,7 +166,7 @@ class HandIn(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(self.out()) as f:
             self.assertNotIn('Hours:', f.read())
-        self.assertEqual(gradeall.read_hours(self.out()), ('', ''))
+        self.assertEqual(gradesum.read_hours(self.out()), ('', ''))
 
     def test_bad_hours_exit_3_nothing_written(self):
         for bad in ('', '0', '201', 'six', '6,5', '1e2', '6.555', '5\nHours: 9', "'; rm -rf /"):

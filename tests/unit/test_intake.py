@@ -136,10 +136,10 @@ print(' '.join(str(p) for p in left) or 'none', flush=True)
     GRADE_ALL = r'''
 import os, sys
 sys.path.insert(0, sys.argv[1])
-from swaplab import gradeall, procs
-gradeall.ROOT = sys.argv[2]          # its grader/grade: a fake that leaves an orphan behind
+from swaplab import gradejobs, procs
+gradejobs.ROOT = sys.argv[2]         # its grader/grade: a fake that leaves an orphan behind
 assert procs.set_subreaper()
-row = gradeall.grade_one(sys.argv[3], '01', os.path.join(sys.argv[2], 'out', 'alice'), 1, [])
+row = gradejobs.grade_one(sys.argv[3], '01', os.path.join(sys.argv[2], 'out', 'alice'), 1, [])
 print(row['status'])
 print(' '.join(str(p) for p in sorted(procs.live())) or 'none')
 '''
@@ -205,10 +205,16 @@ class Memory(unittest.TestCase):
     def test_own_cgroup_turns_memory_on_and_sets_the_ceiling(self):
         with tempfile.TemporaryDirectory() as d:
             self.files(d, **{'cgroup.controllers': 'cpu io memory pids', 'cgroup.subtree_control': ''})
-            os.mkdir(os.path.join(d, 'swaplab-grade-1'))         # an earlier grade's, empty: removed
+            ended = subprocess.Popen(['true'])
+            ended.wait()
+            os.mkdir(os.path.join(d, f'swaplab-grade-{ended.pid}'))     # an earlier grade's, empty: removed
+            # a grade running beside this one (grade-all --jobs), empty for
+            # a moment before it joins it: kept
+            os.mkdir(os.path.join(d, f'swaplab-grade-{os.getppid()}'))
             mine = memcap._own_cgroup(d, 123456789)
             self.assertEqual(mine, os.path.join(d, f'swaplab-grade-{os.getpid()}'))
-            self.assertFalse(os.path.exists(os.path.join(d, 'swaplab-grade-1')))
+            self.assertFalse(os.path.exists(os.path.join(d, f'swaplab-grade-{ended.pid}')))
+            self.assertTrue(os.path.exists(os.path.join(d, f'swaplab-grade-{os.getppid()}')))
             with open(os.path.join(mine, 'memory.max')) as f:
                 self.assertEqual(f.read(), '123456789')
             with open(os.path.join(d, 'cgroup.subtree_control')) as f:

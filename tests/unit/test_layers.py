@@ -6,7 +6,10 @@ ast, nothing imported:
   - every import is at a module's top level, none inside a function: a
     module's dependencies are its first lines, and an import cycle shows
     as an error when the module is imported, not midway through a grade;
-  - grade.py stays at most GRADE_MAX lines.
+  - grade.py stays at most GRADE_MAX lines;
+  - gradeall.py is grade-all's command line, and nothing imports it
+    either: its grades are gradejobs.py's, its summary gradesum.py's,
+    each at most MODULE_MAX lines.
 Host-only, well under a second.
 """
 import ast
@@ -22,6 +25,7 @@ sys.path.insert(0, HERE)
 import kitrun  # noqa: E402
 
 GRADE_MAX = 250
+MODULE_MAX = 450
 
 
 def modules():
@@ -90,6 +94,17 @@ class Layers(unittest.TestCase):
                     bad.append(f'{os.path.relpath(path, ROOT)}:{n.lineno}')
         self.assertEqual(bad, [], 'grade.py is the command line: import what it uses from the '
                                   'module that holds it (intake, pipeline, envdefaults)')
+
+    def test_nothing_imports_grade_alls_command_line(self):
+        bad = [f'{os.path.relpath(path, ROOT)}:{n.lineno}' for name, (path, tree) in self.mods.items()
+               if name != 'gradeall' for n in ast.walk(tree) if 'gradeall' in imported(n)]
+        self.assertEqual(bad, [], "gradeall.py is grade-all's command line: import from gradejobs or gradesum")
+
+    def test_grade_all_modules_are_short(self):
+        for name in ('gradeall', 'gradejobs', 'gradesum'):
+            with open(self.mods[name][0], encoding='utf-8') as f:
+                n = len(f.read().splitlines())
+            self.assertLessEqual(n, MODULE_MAX, f'{name}.py has {n} lines')
 
     def test_no_import_inside_a_function(self):
         bad = [f'{os.path.relpath(path, ROOT)}:{line} (in {fn})'
