@@ -7,10 +7,11 @@ import datetime
 import os
 import re
 import signal
+import subprocess
 import sys
 from typing import List
 
-from . import procs
+from . import checks, procs
 from .checks import ROOT
 from .gradejobs import (SIGNALS, Stop, concurrency_scale, cores, default_jobs, emit_jobs, fmt_scale, grade_one,
                         grade_pool, merge, on_signal, run_job)
@@ -143,6 +144,8 @@ def main(argv: List[str]) -> int:
     os.makedirs(out, exist_ok=True)
     # a grade's orphans come back here (a grade killed at its time limit)
     procs.set_subreaper()
+    if not make_base(lab, only):
+        return 3
     if jobs == 1:
         print(f'==> grading {len(subs)} submissions for lab {lab}; results in {out}', file=sys.stderr, flush=True)
         if _scale_set():
@@ -159,6 +162,30 @@ def main(argv: List[str]) -> int:
     print()
     print(f"summary: {os.path.join(out, 'summary.csv')}, {os.path.join(out, 'summary.json')}")
     return rc
+
+
+def make_base(lab: str, only: List[str]) -> bool:
+    """Lab LAB's incremental base, before the first submission: the start's
+    objects for each config the grades build (scripts/build-kernel --base),
+    which every submission of the lab is then copied from, so that each
+    recompiles only what differs from its start; build-kernel returns at
+    once when the base's mark says it is the start's and the config's.
+    False when it cannot be built (the kit's own tree: a setup problem,
+    not a submission's)."""
+    ids = only[1].split(',') if only else None         # (only: ['--only', 'A,B'] or [])
+    sel = checks.select(checks.load(), lab, latency=True, only=ids)
+    cfgs = [c for c in ('fast', 'debug') if any(k.config == c for k in sel)]
+    for cfg in cfgs:
+        print(f"==> lab {lab}'s incremental base, {cfg} kernel (built once, before the first submission, when "
+              f'missing: the start\'s objects, which each submission recompiles only what it changes from)',
+              file=sys.stderr, flush=True)
+        p = subprocess.run([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', f'lab-{lab}-start',
+                            '--lab', lab, '--config', cfg, '--base'], stdout=subprocess.DEVNULL, check=False)
+        if p.returncode != 0:
+            print(f"error: grade-all: could not build lab {lab}'s start ({cfg}), the incremental base "
+                  f'(exit {p.returncode}); did make setup run?', file=sys.stderr)
+            return False
+    return True
 
 
 def serial(subs: List[str], lab: str, out: str, limit: int, only: List[str], resume: bool) -> tuple:

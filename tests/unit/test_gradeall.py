@@ -82,12 +82,23 @@ sys.exit(gradeall.main(sys.argv[1:]))
 '''
 
 
+# the fake scripts/build-kernel: grade-all asks it for the lab's incremental
+# base (--base) before the first grade; it logs its arguments and the time,
+# and fails where the kit root holds a file base-fails
+FAKE_BUILD = r'''#!/bin/sh
+d=$(dirname "$0")/..
+echo "$(date +%s.%N) $*" >>"$d/build-kernel.calls"
+[ ! -e "$d/base-fails" ]
+'''
+
+
 def fake_kit(d: str) -> str:
     """A kit root whose grader/grade is the fake; returns its grade-all."""
     os.makedirs(os.path.join(d, 'grader'))
-    for name, text in (('grade', FAKE_GRADE % DATA),
-                       ('grade-all', FAKE_GRADE_ALL % (os.path.join(ROOT, 'grader'), d))):
-        p = os.path.join(d, 'grader', name)
+    os.makedirs(os.path.join(d, 'scripts'))
+    for name, text in (('grader/grade', FAKE_GRADE % DATA), ('scripts/build-kernel', FAKE_BUILD),
+                       ('grader/grade-all', FAKE_GRADE_ALL % (os.path.join(ROOT, 'grader'), d))):
+        p = os.path.join(d, name)
         with open(p, 'w') as f:
             f.write(text)
         os.chmod(p, 0o755)
@@ -143,6 +154,32 @@ class GradeAll(unittest.TestCase):
         out = os.path.join(self.t, 'serial', 'results')
         self.serial(out)
         self.assertSummary(out)
+
+    def test_the_incremental_base_is_asked_for_before_the_first_grade(self):
+        log = os.path.join(self.t, 'grades.log')
+        out = os.path.join(self.t, 'serial', 'results')
+        p = subprocess.run([sys.executable, self.ga, '--lab', '01', self.subs, '--out', out], capture_output=True,
+                           text=True, timeout=120, env={**os.environ, 'FAKE_GRADE_LOG': log})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        calls = [l.split(' ', 1) for l in T_read(os.path.join(self.t, 'kit', 'build-kernel.calls')).splitlines()]
+        self.assertEqual([c[1] for c in calls], [f'--commit lab-01-start --lab 01 --config {c} --base'
+                                                 for c in ('fast', 'debug')])
+        first = min(float(l.split()[2]) for l in T_read(log).splitlines() if l.split()[1] == 'start')
+        self.assertLess(max(float(c[0]) for c in calls), first)
+        self.assertIn("lab 01's incremental base, fast kernel", p.stderr)
+
+    def test_only_fast_checks_ask_for_the_fast_base_only(self):
+        out = os.path.join(self.t, 'serial', 'results')
+        self.run_ga('--lab', '01', self.subs, '--out', out, '--only', 'build-fast,kunit-01')
+        calls = T_read(os.path.join(self.t, 'kit', 'build-kernel.calls')).splitlines()
+        self.assertEqual([c.split(' ', 1)[1] for c in calls], ['--commit lab-01-start --lab 01 --config fast --base'])
+
+    def test_a_base_that_cannot_be_built_stops_before_any_grade(self):
+        open(os.path.join(self.t, 'kit', 'base-fails'), 'w').close()
+        out = os.path.join(self.t, 'serial', 'results')
+        p = self.run_ga('--lab', '01', self.subs, '--out', out, want=3)
+        self.assertIn("could not build lab 01's start (fast), the incremental base", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, 'alice')))
 
     def test_merge_of_the_saved_result_folders_gives_the_saved_summary(self):
         d = os.path.join(self.t, 'jobs')
