@@ -2,6 +2,12 @@
 # Tiny test harness: t_ok NAME / t_bad NAME WHY, then t_summary.
 # The closing line is "N passed, N failed".
 T_PASS=0 T_FAIL=0 T_SKIP=0 T_FAILED=""
+# the tests commit in toy repositories: an identity where git has none (a
+# fresh host, make shell's container), never in place of one it has
+if ! git config user.email >/dev/null 2>&1; then
+	export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-swaplab tests} GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-swaplab-tests@localhost}
+	export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-swaplab tests} GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-swaplab-tests@localhost}
+fi
 t_ok() { T_PASS=$((T_PASS + 1)); printf '  ok    %s\n' "$1"; }
 t_bad() {
 	T_FAIL=$((T_FAIL + 1)); T_FAILED="$T_FAILED $1"
