@@ -19,6 +19,10 @@ LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 LINUX_PKG=${LINUX_PKG:-linux-source-6.1}
 SERIES=${SERIES:-$SWAPLAB_ROOT/solutions/series}
 export SWAPLAB_ROOT SWAPLAB_WORK SWAPLAB_CACHE LINUX_REPO
+# no byte code beside the kit's modules: a checkout (and the student
+# edition made from it) holds only what git holds (found in make shell's
+# container, whose environment, unlike the test machine's, did not set it)
+export PYTHONDONTWRITEBYTECODE=1
 
 # Fixed identity and dates make every commit in the work repository
 # reproducible: the same tree and series give the same stage hashes in
