@@ -5,9 +5,25 @@
 #   xa_lock_*    every xarray lock class; the workload does no file I/O, so
 #                these are the swap-cache trunks' locks
 #   pages        pages swapped out (pswpout) during the workload
+# lockstat.sh cycle: first a swapoff and a swapon while the CPUs' slots
+# caches hold slots (lab 06's swapoff steps: disable and drain before
+# try_to_unuse(), enable again after), then the same measurement: the
+# cache must be back, as cheap as before the cycle.
 . /lib/swaplab.sh
 PAGES=$(sed -n "s/.*swaplab.pages=\([0-9]*\).*/\1/p" /proc/cmdline)
 PAGES=${PAGES:-4096}
+if [ "${1:-}" = cycle ]; then
+	# slots in the caches: a workload on every CPU, its pages freed since
+	swaptest pageout -n "$PAGES" -t "$(nproc)" -N lockstat-fill >/tmp/fill.out || { cat /tmp/fill.out; exit 1; }
+	dev=$(awk 'NR > 1 { print $1; exit }' /proc/swaps)
+	[ -n "$dev" ] || { fail lockstat "no swap device to cycle"; exit 1; }
+	used=$(($(meminfo SwapTotal) - $(meminfo SwapFree)))
+	swapoff "$dev" || { fail lockstat "swapoff $dev with the slots cache in use failed ($used kB in use)"; exit 1; }
+	step "mkswap $dev"
+	mkswap "$dev" >/dev/null || { fail lockstat "mkswap $dev failed"; exit 1; }
+	swaptest swapon "$dev" 10 || { fail lockstat "swapon $dev after the swapoff failed"; exit 1; }
+	echo "lockstat: swapoff with $used kB in use, then swapon: measuring again"
+fi
 [ -r /proc/lock_stat ] || { fail lockstat "no /proc/lock_stat (not a LOCK_STAT kernel)"; exit 1; }
 debug_locks_on || { fail lockstat "lockdep is off (debug_locks 0): lock_stat counts nothing"; exit 1; }
 si_class=$(si_lock_class)

@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 sys.path.insert(0, HERE)
 
-from swaplab import checks, logs, model, plausible, report, scoring, verdict  # noqa: E402
+from swaplab import checks, logs, model, pipeline, plausible, report, scoring, verdict  # noqa: E402
 import kitrun  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
@@ -554,6 +554,26 @@ class LockFootprint(unittest.TestCase):
         saw swapped, which every run prints beside them (4096: the
         workload of scripts/lockstat-run and the grade)."""
         return {'si_lock_acq_per_page': takes, 'pages': pages, 'swapped_pages': swapped}
+
+    def test_the_swapoff_cycle_reads_its_own_run_of_lockstat(self):
+        # lab 06's swapoff steps: lockfp-06-swapoff reads a lock_stat run
+        # made after a swapoff and a swapon (lockstat.sh cycle); every other
+        # lockfp check shares the plain run
+        rows = {c.id: c for c in checks.load()}
+        self.assertEqual(rows['lockfp-06-swapoff'].args, ['06', '4', 'cycle'])
+        self.assertEqual(pipeline.mine_run(rows['lockfp-06-swapoff']), ('lockfp-mine-cycle', ('cycle',)))
+        self.assertEqual(pipeline.mine_run(rows['lockfp-06']), ('lockfp-mine', ()))
+        self.assertEqual(pipeline.mine_run(self.C1), ('lockfp-mine', ()))
+        # both runs have a time limit of their own, and the check a row
+        lim = pipeline.limits()
+        self.assertIn('lockfp-mine-cycle', lim)
+        self.assertIn('lockfp-06-swapoff', lim)
+        # the same bound and verdict as lockfp-06, on its own figures
+        c = rows['lockfp-06-swapoff']
+        self.assertEqual(verdict.decide_lockfp(c, self.m('0.0239'), self.m('0.0239'), '06', 4).verdict, 'PASS')
+        r = verdict.decide_lockfp(c, self.m('1.5010'), self.m('0.0239'), '06', 4)
+        self.assertEqual(r.verdict, 'FAIL')
+        self.assertIn('still on the hot path', r.reason)
 
     def test_a_smaller_cache_passes_lab_06(self):
         # a 32-slot cache (tests/alternatives/06-cache-32): about 2x the
