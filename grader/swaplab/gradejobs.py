@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -68,6 +69,39 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
     return row_of(d, run_grade(f, lab, d, limit, only))
 
 
+LOCK_WAIT = re.compile(r'waited ([0-9]+(?:\.[0-9]+)?) s for the build lock')
+
+
+def lock_waited(work: str) -> float:
+    """Seconds a grade's builds spent waiting for the build lock, as
+    scripts/build-kernel notes them in the grade's kernel-CONFIG.log: time
+    another grade's build held it (grade-all --jobs), not this one's."""
+    total = 0.0
+    for cfg in ('fast', 'debug'):
+        try:
+            with open(os.path.join(work, f'kernel-{cfg}.log'), encoding='utf-8', errors='replace') as fh:
+                total += sum(float(m.group(1)) for m in LOCK_WAIT.finditer(fh.read()))
+        except OSError:
+            pass
+    return total
+
+
+def wait_counting_lock(p: subprocess.Popen, limit: float, work: str, poll: float = 2.0) -> int:
+    """p's exit code, or TimeoutExpired once it has run LIMIT seconds (from
+    this call) not counting its builds' waits for the build lock: a
+    submission whose build holds the lock for long (a compile made slow on
+    purpose) must not make the grades beside it time out."""
+    t0 = time.monotonic()
+    while True:
+        left = t0 + limit + lock_waited(work) - time.monotonic()
+        if left <= 0:
+            raise subprocess.TimeoutExpired(p.args, limit)
+        try:
+            return p.wait(min(poll, left))
+        except subprocess.TimeoutExpired:
+            pass
+
+
 def run_grade(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
     """grader/grade on F under LIMIT seconds (times SWAPLAB_LIMIT_SCALE),
     its report and log in D; what the row needs besides the report, also
@@ -88,7 +122,7 @@ def run_grade(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
                              start_new_session=True)
         timed_out = False
         try:
-            rc = p.wait(limit)
+            rc = wait_counting_lock(p, limit, os.path.join(d, 'work'))
         except subprocess.TimeoutExpired:
             timed_out = True
             os.killpg(p.pid, signal.SIGTERM)     # the grade writes its report, stops QEMU
@@ -285,6 +319,11 @@ def emit_jobs(lab: str, subs: List[str], jobs: str, limit: int, only: List[str])
 #SBATCH --time={minutes}
 #SBATCH --output={os.path.join(jobs, 'logs', 'slurm-%A_%a.out')}
 set -eu
+# the build cache on the node's own disk, not in a home shared by the
+# nodes: its build lock and object folders are one node's (a shared one
+# would queue the whole cluster on one lock, or, where locks are per node,
+# let two nodes build in one folder); each node builds its lab base once
+export SWAPLAB_CACHE="${{SWAPLAB_NODE_CACHE:-${{TMPDIR:-/tmp}}/swaplab-cache-$(id -u)}}"
 line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" {q})
 [ -n "$line" ] || {{ echo "slurm.sbatch: no line $((SLURM_ARRAY_TASK_ID + 1)) in {q}" >&2; exit 3; }}
 exec bash -c "$line"
@@ -312,6 +351,18 @@ def run_job(patch: str, lab: str, out: str, limit: int, only: List[str]) -> int:
     return 0
 
 
+def stale(d: str) -> bool:
+    """Whether the grade in folder D was of another version of its patch
+    than the one now at its path (emitted again since, its job not run)."""
+    try:
+        with open(os.path.join(d, 'job.json'), encoding='utf-8') as fh:
+            job = json.load(fh)
+        return bool(job.get('patch_sha256')) and os.path.exists(job.get('patch', '')) and \
+            sha256_of(job['patch']) != job['patch_sha256']
+    except (OSError, ValueError, TypeError):
+        return False
+
+
 def merge(jobs: str) -> int:
     """JOBS/results/summary.* from the result folders (write_summary)."""
     res = os.path.join(jobs, 'results')
@@ -329,6 +380,9 @@ def merge(jobs: str) -> int:
         row = folder_row(d)
         if row is None:
             row = not_graded(d, 'its job left no job.json')
+            missing.append(w)
+        elif stale(d):
+            row = not_graded(d, 'its job.json is for an earlier version of the patch (run its job again)')
             missing.append(w)
         rows.append(row)
     write_summary(res, rows)

@@ -22,10 +22,18 @@ def submissions(folder: str) -> List[str]:
                   if n.endswith(('.patch', '.diff')) and os.path.isfile(os.path.join(folder, n)))
 
 
+# names a student's folder cannot have: the summary files beside the
+# folders (a submission summary.csv.patch would make summary.csv a folder,
+# and the class's summary unwritable), and the folder itself or its parent
+RESERVED = ('summary.csv', 'summary.json', 'summary.html', '.', '..')
+
+
 def student(f: str) -> str:
     """The student of submission F: its file name without the extension,
-    as a folder name (the name of its folder and row)."""
-    return re.sub(r'[^A-Za-z0-9._-]', '_', os.path.splitext(os.path.basename(f))[0])
+    as a folder name (the name of its folder and row); a reserved name
+    gets a '_' in front."""
+    w = re.sub(r'[^A-Za-z0-9._-]', '_', os.path.splitext(os.path.basename(f))[0])
+    return '_' + w if w in RESERVED else w
 
 
 def same_student(subs: List[str]) -> str:

@@ -113,6 +113,7 @@ def scaled(seconds: float, scale: float) -> int:
 # the limits of the plumbing a grade runs (their defaults, as the scripts
 # have them), scaled with the guest checks' by scale_plumbing
 PLUMBING_LIMITS = (('SWAPLAB_BUILD_TIMEOUT', 2700, 'scripts/build-kernel'),
+                   ('SWAPLAB_BASE_BUILD_TIMEOUT', 600, 'scripts/build-kernel'),
                    ('SWAPLAB_CPP_TIMEOUT', 300, 'scripts/cpp-policy'))
 
 

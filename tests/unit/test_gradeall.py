@@ -55,6 +55,11 @@ def note(what):
         with open(log, 'a') as f:
             f.write(f"{who} {what} {time.time():.3f} {os.getpid()} {os.environ.get('SWAPLAB_LIMIT_SCALE', '-')}\n")
 note('start')
+if mode == 'lockwait':      # its build waited that long for another grade's build
+    keep = a[a.index('--keep') + 1]
+    os.makedirs(keep, exist_ok=True)
+    with open(os.path.join(keep, 'kernel-fast.log'), 'w') as f:
+        f.write(f'    waited {secs:.1f} s for the build lock\n')
 if mode == 'orphan':
     o = subprocess.Popen(['setsid', 'sleep', '300'])
     note(f'orphan-{o.pid}')
@@ -236,6 +241,27 @@ class GradeAll(unittest.TestCase):
         self.run_ga('--merge', d)
         self.assertSummary(os.path.join(d, 'results'))
 
+    def test_the_array_builds_in_a_cache_on_the_node(self):
+        d, _ = self.emit()
+        sb = T_read(os.path.join(d, 'slurm.sbatch'))
+        self.assertIn('export SWAPLAB_CACHE="${SWAPLAB_NODE_CACHE:-${TMPDIR:-/tmp}/swaplab-cache-$(id -u)}"', sb)
+        env = dict(os.environ, SLURM_ARRAY_TASK_ID='0', SWAPLAB_NODE_CACHE=os.path.join(self.t, 'node'))
+        p = subprocess.run(['bash', '-c', f'. /dev/stdin; echo "$SWAPLAB_CACHE"'], input=sb.split('line=$(')[0],
+                           env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.stdout.strip(), os.path.join(self.t, 'node'))
+
+    def test_merge_refuses_a_grade_of_an_earlier_version_of_the_patch(self):
+        d, _ = self.emit()
+        for who in SUBS:
+            subprocess.run(['sh', os.path.join(d, 'jobs', f'{who}.sh')], check=True, capture_output=True)
+        with open(os.path.join(self.subs, 'bob.patch'), 'a') as f:     # handed in again since
+            f.write('# again\n')
+        p = self.run_ga('--merge', d, want=1)
+        self.assertIn('bob', p.stderr)
+        with open(os.path.join(d, 'results', 'summary.json')) as f:
+            bob = [r for r in json.load(f) if r['student'] == 'bob'][0]
+        self.assertIn('earlier version of the patch', bob['status'])
+
     def test_merge_names_a_job_that_left_nothing(self):
         d, _ = self.emit()
         for who in ('alice', 'bob'):
@@ -345,6 +371,27 @@ class Jobs(unittest.TestCase):
         self.assertEqual((job['limit'], job['limit_scale'], job['timed_out']), (3, 1.5, True))
         with open(os.path.join(out, 'summary.json')) as f:
             self.assertEqual([r['status'] for r in json.load(f)], ['fail', 'timeout after 3s'])
+
+    def test_the_time_a_build_waited_for_the_lock_is_not_counted(self):
+        # alice's build waited 4 s for the build lock (another grade's build
+        # held it): her 3-s limit does not count them; bob's grade takes as
+        # long without the wait and times out
+        subs = fake_class(os.path.join(self.t, 'subs'), {'alice': 'alice 1 4 lockwait', 'bob': 'bob 1 4'})
+        out = os.path.join(self.t, 'out')
+        self.run_ga('--lab', '01', subs, '--out', out, '--timeout', '3', '--jobs', '2', SWAPLAB_LIMIT_SCALE='1')
+        with open(os.path.join(out, 'summary.json')) as f:
+            self.assertEqual([(r['student'], r['status']) for r in json.load(f)],
+                             [('alice', 'fail'), ('bob', 'timeout after 3s')])
+        self.assertEqual(gradejobs.lock_waited(os.path.join(out, 'alice', 'work')), 4.0)
+
+    def test_a_student_named_like_a_summary_file_gets_a_folder_of_its_own(self):
+        subs = fake_class(os.path.join(self.t, 'subs'), {'summary.csv': 'alice 1', 'bob': 'bob 1'})
+        out = os.path.join(self.t, 'out')
+        self.run_ga('--lab', '01', subs, '--out', out, '--jobs', '2', SWAPLAB_LIMIT_SCALE='1')
+        self.assertTrue(os.path.isfile(os.path.join(out, 'summary.csv')))
+        self.assertTrue(os.path.isdir(os.path.join(out, '_summary.csv')))
+        with open(os.path.join(out, 'summary.json')) as f:
+            self.assertEqual([r['student'] for r in json.load(f)], ['bob', '_summary.csv'])
 
     def test_the_scale_from_the_cores(self):
         """Unset, the factor is 2 x jobs / cores of this machine (at least 1),
