@@ -102,6 +102,17 @@ def wait_counting_lock(p: subprocess.Popen, limit: float, work: str, poll: float
             pass
 
 
+def _stop_grade(p: subprocess.Popen) -> int:
+    """TERM grade P's process group (the grade writes its report and stops
+    QEMU), KILL it after 30 s; its exit code."""
+    os.killpg(p.pid, signal.SIGTERM)
+    try:
+        return p.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        return p.wait()
+
+
 def run_grade(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
     """grader/grade on F under LIMIT seconds (times SWAPLAB_LIMIT_SCALE),
     its report and log in D; what the row needs besides the report, also
@@ -125,18 +136,9 @@ def run_grade(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
             rc = wait_counting_lock(p, limit, os.path.join(d, 'work'))
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(p.pid, signal.SIGTERM)     # the grade writes its report, stops QEMU
-            try:
-                rc = p.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                rc = p.wait()
+            rc = _stop_grade(p)
         except Stop:
-            os.killpg(p.pid, signal.SIGTERM)
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
+            _stop_grade(p)
             raise
         finally:
             # the grade stops its own processes; what outlives it (it was
