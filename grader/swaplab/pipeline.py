@@ -136,6 +136,13 @@ def mine_run(c: Check) -> Tuple[str, Tuple[str, ...]]:
     return 'lockfp-mine', ()
 
 
+def mine_entry(mid: str, margs: Tuple[str, ...]) -> run.Entry:
+    """The guest entry of lock_stat run MID (mine_run): lockstat.sh MARGS,
+    on the debug kernel's pmem swap."""
+    lc = Check('lockfp', mid, 'guest', ['debug', 'pmem', 'lockstat.sh', *margs])
+    return run.Entry(mid, lc, 'pmem', 'lockstat.sh', list(margs))
+
+
 class Grader:
     def __init__(self, g: Grade, sel: List[Check], off: Optional[List[str]] = None):
         self.g, self.sel = g, sel
@@ -217,8 +224,7 @@ class Grader:
         if key == ('debug', 'pmem', '512M'):
             for mid, margs in sorted({mine_run(x) for x in self.sel if x.kind == 'lockfp'}):
                 if mid not in self.done:
-                    lc = Check('lockfp', mid, 'guest', ['debug', 'pmem', 'lockstat.sh', *margs])
-                    entries.append(run.Entry(mid, lc, 'pmem', 'lockstat.sh', list(margs)))
+                    entries.append(mine_entry(mid, margs))
         note_ids = ', '.join(e.id for e in entries)
         run.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
         limit = self.limit([e.id for e in entries])
@@ -251,9 +257,7 @@ class Grader:
                 return
         mid, margs = mine_run(c)
         if mid not in self.done:
-            key_check = Check('lockfp', mid, 'guest', ['debug', 'pmem', 'lockstat.sh', *margs])
-            res = run.run_group(self.work, img, 'pmem', '512M', self.limit([mid]),
-                                [run.Entry(mid, key_check, 'pmem', 'lockstat.sh', list(margs))])
+            res = run.run_group(self.work, img, 'pmem', '512M', self.limit([mid]), [mine_entry(mid, margs)])
             self.done[mid] = res[mid]
         mine_r = self.done[mid]
         mine = {k: str(v) for k, v in mine_r.metrics.items()} if mine_r.verdict == 'PASS' else None
