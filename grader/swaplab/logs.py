@@ -108,9 +108,14 @@ class Section:
     def metrics(self) -> Dict[str, str]:
         return {t.words[0]: t.words[1] for t in self.tagged if t.kind == 'METRIC' and len(t.words) >= 2}
 
+    def steps(self) -> List[Tuple[Optional[float], str]]:
+        """(guest uptime, what) of each STEP line, in order; the uptime is
+        None in logs of guests that did not print it."""
+        return [step_words(t.words) for t in self.tagged if t.kind == 'STEP']
+
     def last_step(self) -> Optional[str]:
-        steps = [' '.join(t.words) for t in self.tagged if t.kind == 'STEP']
-        return steps[-1] if steps else None
+        steps = self.steps()
+        return steps[-1][1] if steps else None
 
 
 @dataclasses.dataclass
@@ -157,6 +162,13 @@ class Console:
 
     def after_cut(self) -> List[str]:
         return self.lines[self.cut:]
+
+
+def step_words(words: List[str]) -> Tuple[Optional[float], str]:
+    """A STEP line's words: "UPTIME WHAT..." (or "WHAT..." from a guest
+    that does not print the uptime) as (uptime, what)."""
+    t = _float(words, 0)
+    return (t, ' '.join(words[1:])) if t is not None else (None, ' '.join(words))
 
 
 def _float(words: List[str], i: int) -> Optional[float]:
@@ -369,15 +381,40 @@ def symbolize(text: str, smap: SystemMap) -> str:
     return _ADDR.sub(rep, text)
 
 
-def stuck_summary(stacks: List[TaskStack]) -> Optional[str]:
-    """'stuck in try_to_unuse (swapoff, running)': the first task, running
-    ones first, whose stack has a frame that is not plumbing."""
+def stuck_task(stacks: List[TaskStack]) -> Optional[TaskStack]:
+    """The task a hung kernel is stuck in: the first, running ones first,
+    whose stack has a frame that is not plumbing (the shells last)."""
     ordered = [t for t in stacks if t.how == 'running'] + [t for t in stacks if t.how == 'blocked']
     for shells in (False, True):
         for t in ordered:
-            c = t.chain()
-            if c and (shells or t.comm not in ('init', 'sh')):
-                return f"stuck in {' < '.join(c)} ({t.comm}, {t.how})"
+            if t.chain() and (shells or t.comm not in ('init', 'sh')):
+                return t
+    return None
+
+
+def stuck_summary(stacks: List[TaskStack]) -> Optional[str]:
+    """'stuck in try_to_unuse (swapoff, running)': stuck_task's frames."""
+    t = stuck_task(stacks)
+    return f"stuck in {' < '.join(t.chain())} ({t.comm}, {t.how})" if t else None
+
+
+# the kernel's own reports of a hang (vm/kernel-errors lists them too):
+# a task blocked for too long, a CPU that does not schedule, an RCU stall
+HANG_REPORT = re.compile(r'INFO: task \S+ blocked for more than|soft lockup|hard LOCKUP|'
+                         r'INFO: rcu_\w+ (detected|self-detected) stall|rcu: INFO: ')
+
+
+def hang_stacks(con: Console, start: int, smap: Optional[SystemMap] = None) -> Optional[List[TaskStack]]:
+    """The stacks of a boot that hung in the check whose section starts at
+    line START: after a timeout, the SysRq stacks the runner asked for;
+    after the kernel's own hang report (HANG_REPORT), that report's.  None
+    when the boot did not end in a hang."""
+    if con.rc == 3:
+        return sysrq_stacks(con.after_cut(), smap)
+    if con.rc == 2:
+        err = con.kernel_error(start)
+        if err and HANG_REPORT.search(err[1]):
+            return sysrq_stacks(con.lines[err[0]:], smap)
     return None
 
 

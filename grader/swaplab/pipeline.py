@@ -5,7 +5,8 @@ and reports of one grade.
                   boots grouped by kernel and pmem layout, the lock
                   fingerprint, the latency check) and keeps one record each
   context         what a score depends on (kit, kernel, submission, host)
-  limits          each guest check's time limit (grader/limits.tsv)
+  limits          each guest check's time limit (grader/limits.tsv; the
+                  step limits and their rule are timelimits.py's)
   limit_scale     the factor on every time limit (SWAPLAB_LIMIT_SCALE)
   progress_report the --gradescope report rewritten after every check
   write_reports   --json, --junit, --gradescope and the work folder's own
@@ -35,6 +36,7 @@ from . import refdata, report, run, verdict
 from .checks import ROOT, Check
 from .intake import GraderError, Rejected, allowlist
 from .report import Grade
+from .timelimits import limits, scaled, step_limits
 from .verdict import Record
 
 
@@ -69,21 +71,6 @@ def context(a: argparse.Namespace, lab: str, commit: str) -> dict:
     return ctx
 
 
-def limits() -> Dict[str, int]:
-    """grader/limits.tsv: each guest check's time limit, measured on the
-    reference stages (scripts/measure-limits)."""
-    out: Dict[str, int] = {}
-    try:
-        with open(os.path.join(ROOT, 'grader', 'limits.tsv'), encoding='utf-8') as f:
-            for l in f:
-                w = l.split('\t')
-                if len(w) >= 2 and not l.startswith('#'):
-                    out[w[0]] = int(w[1])
-    except OSError:
-        pass
-    return out
-
-
 def limit_scale() -> float:
     """SWAPLAB_LIMIT_SCALE: the factor on every time limit of a grade (the
     guest checks', SWAPLAB_GUEST_TIMEOUT, the latency runs', the build's,
@@ -103,11 +90,6 @@ def limit_scale() -> float:
         raise GraderError(f"SWAPLAB_LIMIT_SCALE must be a number of at least 1 (the factor on every time "
                           f"limit; grade-all --jobs sets it), got '{v}'")
     return s
-
-
-def scaled(seconds: float, scale: float) -> int:
-    """SECONDS times SCALE, whole seconds, rounded up."""
-    return int(math.ceil(seconds * scale - 1e-9))
 
 
 # the limits of the plumbing a grade runs (their defaults, as the scripts
@@ -152,17 +134,29 @@ class Grader:
         env = os.environ.get('SWAPLAB_GUEST_TIMEOUT')
         self.override = scaled(int(env), self.scale) if env else None
         self.limits = limits()
+        self.steps = {k: scaled(v, self.scale) for k, v in step_limits().items()}
+        self.hangs: Dict[str, run.Hangs] = {}
         self.done: Dict[str, Record] = {}
         self.current: Optional[str] = None
         self._t0 = 0.0
         self.on_record = None          # called after each record (progress reports)
 
-    def limit(self, ids: List[str]) -> int:
-        """A boot's per-check time limit: the longest of its checks', times
-        the limit scale (SWAPLAB_LIMIT_SCALE)."""
+    def limit(self, cid: str) -> int:
+        """A check's time limit (grader/limits.tsv, or SWAPLAB_GUEST_TIMEOUT),
+        times the limit scale (SWAPLAB_LIMIT_SCALE)."""
         if self.override:
             return self.override
-        return scaled(max(self.limits.get(i, 600) for i in ids), self.scale)
+        return scaled(self.limits.get(cid, 600), self.scale)
+
+    def boot(self, img: str, mode: str, pmem: str, entries: List[run.Entry]) -> Dict[str, Record]:
+        """Run ENTRIES on kernel IMG (run.run_group), each check with its
+        own limit and the known steps with theirs; IMG's hangs are kept
+        across its boots (run.Hangs)."""
+        lim = {e.id: self.limit(e.id) for e in entries}
+        run.note('time limits: ' + ', '.join(f'{i} {s} s' for i, s in lim.items()) +
+                 ('; steps: ' + ', '.join(f'{k} {s} s' for k, s in self.steps.items()) if self.steps else ''))
+        return run.run_group(self.work, img, mode, pmem, lim, entries, steps=self.steps,
+                             hangs=self.hangs.setdefault(os.path.realpath(img), run.Hangs()))
 
     def record(self, r: Record) -> None:
         if r.seconds is None and r.verdict != 'TIMEOUT' and self._t0 and \
@@ -227,9 +221,7 @@ class Grader:
                     entries.append(mine_entry(mid, margs))
         note_ids = ', '.join(e.id for e in entries)
         run.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
-        limit = self.limit([e.id for e in entries])
-        run.note(f'time limit per check: {limit} s')
-        res = run.run_group(self.work, img, c.boot_mode, c.pmem, limit, entries)
+        res = self.boot(img, c.boot_mode, c.pmem, entries)
         for e in entries:
             r = res[e.id]
             if e.id.startswith('lockfp-mine'):
@@ -257,7 +249,7 @@ class Grader:
                 return
         mid, margs = mine_run(c)
         if mid not in self.done:
-            res = run.run_group(self.work, img, 'pmem', '512M', self.limit([mid]), [mine_entry(mid, margs)])
+            res = self.boot(img, 'pmem', '512M', [mine_entry(mid, margs)])
             self.done[mid] = res[mid]
         mine_r = self.done[mid]
         mine = {k: str(v) for k, v in mine_r.metrics.items()} if mine_r.verdict == 'PASS' else None

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Dict, List, Optional, Tuple
 
-from . import logs, procs, verdict
+from . import logs, procs, timelimits, verdict
 from .checks import ROOT, Check
 from .verdict import Record
 
@@ -202,7 +202,7 @@ SANDBOX_QEMU = True     # the grader boots every kernel in the sandbox (vm/run -
 
 def vm_run(img: str, test: str, log: str, nonce: str, *, mode: str = 'pmem', pmem: str = '512M',
            timeout: int = 600, cpus: Optional[int] = None, append: str = '', out_log: str = '',
-           on_check=None) -> int:
+           on_check=None, limits: str = '') -> int:
     """Boot IMG and run the guest script TEST; the console goes to LOG.
     Returns vm/run's exit code: how the boot ended (the verdict is decided
     from the log, by the caller)."""
@@ -214,6 +214,8 @@ def vm_run(img: str, test: str, log: str, nonce: str, *, mode: str = 'pmem', pme
         cmd += ['--cpus', str(cpus)]
     if append:
         cmd += ['--append', append]
+    if limits:
+        cmd += ['--limits', limits]
     with open(out_log or os.devnull, 'ab') as o:
         p = popen(cmd, stdout=o, stderr=subprocess.STDOUT)
         if on_check is None:
@@ -278,24 +280,49 @@ def group_script(entries: List[Entry], boot_mode: str) -> str:
     return '\n'.join(out) + '\n'
 
 
-def run_group(work: str, img: str, boot_mode: str, pmem: str, limit: int,
-              entries: List[Entry]) -> Dict[str, Record]:
+@dataclasses.dataclass
+class Hangs:
+    """How one kernel hung: a kernel that hangs in the same function in two
+    checks in a row is not booted again for the rest of its checks (each
+    would only hang once more, at a limit's cost)."""
+    last: Optional[Tuple[List[str], str]] = None   # the last check's stuck frames, and its id
+    stop: Optional[Tuple[str, str]] = None         # (function, first check) once it hung twice
+
+    def see(self, cid: str, frames: Optional[List[str]]) -> None:
+        """A check's ending: FRAMES, where it hung (innermost first), or
+        None when it did not hang."""
+        if not frames:
+            self.last = None
+            return
+        if self.last and set(self.last[0]) & set(frames):
+            self.stop = (self.last[0][0], self.last[1])
+        self.last = (frames, cid)
+
+
+def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, int],
+              entries: List[Entry], steps: Optional[Dict[str, int]] = None,
+              hangs: Optional[Hangs] = None) -> Dict[str, Record]:
     """Run ENTRIES (same kernel, same boot set-up) in as few boots as
-    possible.  A check the kernel dies or hangs in takes that verdict; the
-    checks after it run in a new boot."""
+    possible.  Each check has its own time limit (LIMITS, by id), and the
+    known steps theirs (STEPS, by kind: timelimits.STEP_KINDS).  A check
+    the kernel dies or hangs in takes that verdict; the checks after it run
+    in a new boot, unless the kernel hung twice in a row in the same
+    function (HANGS, kept across the kernel's boots): they are not run."""
     smap = logs.SystemMap(os.path.join(img, 'System.map'))
+    hangs = hangs or Hangs()
     todo = list(entries)
     out: Dict[str, Record] = {}
     boot = 0
-    while todo:
+    while todo and not hangs.stop:
         boot += 1
         base = os.path.join(work, f'group-{boot_mode}-{pmem}-{os.path.basename(img)}-{boot}')
         with open(base + '.sh', 'w', encoding='utf-8') as f:
             f.write(group_script(todo, boot_mode))
+        lim = timelimits.limits_file(base + '.limits', [(e.id, limits[e.id]) for e in todo], steps or {})
         nonce = new_nonce()
         rc = vm_run(img, base + '.sh', base + '.console', nonce, mode=boot_mode, pmem=pmem,
-                    timeout=limit, out_log=base + '.log',
-                    on_check=lambda cid: note(f'{cid}: running (time limit {limit} s)'))
+                    timeout=max(limits[e.id] for e in todo), out_log=base + '.log', limits=lim,
+                    on_check=lambda cid: note(f'{cid}: running (time limit {limits.get(cid, "-")} s)'))
         # the nonce and the runner's exit code beside the console log: a
         # saved log can be parsed again (tests/unit feeds such logs to the core)
         with open(base + '.run', 'w', encoding='utf-8') as f:
@@ -305,23 +332,32 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limit: int,
         started = [e for e in todo if e.id in secs]
         for i, e in enumerate(started):
             last = e is started[-1]
-            r = verdict.decide_guest(e.check, con, secs[e.id], limit, smap, last=last)
+            r = verdict.decide_guest(e.check, con, secs[e.id], limits[e.id], smap, last=last)
             r.id = e.id
             r.metrics.update(secs[e.id].metrics())
             r.logs['console'] = base + '.console'
             out[e.id] = r
             _link(base + '.console', os.path.join(work, f'{e.id}.console'))
+            stacks = logs.hang_stacks(con, secs[e.id].start, smap) if not secs[e.id].ended else None
+            t = logs.stuck_task(stacks) if stacks else None
+            hangs.see(e.id, t.chain() if t else None)
         if not started:
             for e in todo:
-                r = verdict.decide_guest(e.check, con, None, limit, smap)
+                r = verdict.decide_guest(e.check, con, None, limits[e.id], smap)
                 r.id = e.id
                 r.logs['console'] = base + '.console'
                 out[e.id] = r
                 _link(base + '.console', os.path.join(work, f'{e.id}.console'))
             break
         todo = [e for e in todo if e.id not in secs]
-        if todo:
+        if todo and hangs.stop:
+            note(f'not booting again for {len(todo)} check(s): the kernel hung twice in {hangs.stop[0]}')
+        elif todo:
             note(f'rebooting for {len(todo)} check(s) after a kernel error or timeout')
+    if hangs.stop:
+        for e in todo:
+            out[e.id] = verdict.decide_not_run_hang(e.check, *hangs.stop)
+            out[e.id].id = e.id
     return out
 
 

@@ -17,7 +17,7 @@ import os
 import re
 from typing import Dict, List, Optional
 
-from . import logs, plausible
+from . import logs, plausible, timelimits
 from .checks import ROOT, Check
 
 VERDICTS = ('PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP')
@@ -140,8 +140,12 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
     end = con.cut if (last or not sec.ended) else sec.end
     err = con.kernel_error(sec.start, end)
     if err:
-        return r.set('ERROR', f'kernel error: {logs.strip_ts(err[1]).strip()}',
-                     symbolize_excerpt(_around(con.lines, err[0]), smap))
+        why = f'kernel error: {logs.strip_ts(err[1]).strip()}'
+        if logs.HANG_REPORT.search(err[1]):
+            # the kernel's own hang report: where the task or CPU is stuck
+            where = logs.stuck_summary(logs.sysrq_stacks(con.lines[err[0]:], smap))
+            why += f'; {where}' if where else ''
+        return r.set('ERROR', why, symbolize_excerpt(_around(con.lines, err[0]), smap))
     results = sec.results()
     if not sec.ended:
         step = sec.last_step()
@@ -149,7 +153,10 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
         if con.rc == 3:
             stacks = logs.sysrq_stacks(con.after_cut(), smap)
             where = logs.stuck_summary(stacks) or 'no stack: the kernel did not answer SysRq'
+            st = timelimits.step_timeout(con.note)
             why = f'timeout: no end after {timeout} s'
+            if st:
+                why = f"timeout: no end after {st[1]} s (a '{st[0]}' step's limit)"
             if step:
                 why += f", during '{step}'"
             if passed:
@@ -179,6 +186,12 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
         return r.set('PASS', results[0][2])
     last = results[-1][2]
     return r.set('PASS', f'{len(results)} guest results passed' + (f'; last: {last}' if last else ''))
+
+
+def decide_not_run_hang(c: Check, func: str, first: str) -> Record:
+    """A check of a kernel that already hung twice in a row in the same
+    function (run.Hangs): not booted again."""
+    return new(c).set('ERROR', f'not run: the kernel hangs in {func} (see {first})')
 
 
 def expected_cases(lab: str) -> List[str]:

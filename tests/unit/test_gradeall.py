@@ -513,12 +513,18 @@ class LimitScale(unittest.TestCase):
         return gr
 
     def test_guest_limits_and_the_override_are_scaled(self):
-        self.assertEqual(self.grader().limit(['pageout', 'pressure']), 204)
+        self.assertEqual((self.grader().limit('pageout'), self.grader().limit('pressure')), (60, 204))
         os.environ['SWAPLAB_LIMIT_SCALE'] = '1.5'
-        self.assertEqual(self.grader().limit(['pageout', 'pressure']), 306)
-        self.assertEqual(self.grader().limit(['other']), 900)
+        self.assertEqual((self.grader().limit('pageout'), self.grader().limit('pressure')), (90, 306))
+        self.assertEqual(self.grader().limit('other'), 900)
         os.environ['SWAPLAB_GUEST_TIMEOUT'] = '25'
-        self.assertEqual(self.grader().limit(['pageout']), 38)
+        self.assertEqual(self.grader().limit('pageout'), 38)
+
+    def test_step_limits_are_scaled(self):
+        base = pipeline.Grader(report.Grade(lab='01', started=0), []).steps
+        os.environ['SWAPLAB_LIMIT_SCALE'] = '2'
+        self.assertEqual(pipeline.Grader(report.Grade(lab='01', started=0), []).steps,
+                         {k: 2 * v for k, v in base.items()})
 
     def test_bad_values_are_a_grader_error(self):
         for v in ('0.99', '0', 'x', 'nan', 'inf', '-1'):

@@ -44,6 +44,23 @@ void result(const char *test, int pass, const char *fmt, ...)
 	fflush(stdout);
 }
 
+void step(const char *fmt, ...)
+{
+	struct timespec ts;
+	char what[256];
+	va_list ap;
+
+	if (!strcmp(nonce(), "-"))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	fprintf(stderr, "SWAPLAB %s STEP %ld.%02ld %s\n", nonce(),
+		(long)ts.tv_sec, ts.tv_nsec / 10000000, what);
+	fflush(stderr);
+}
+
 void metric(const char *name, double value)
 {
 	printf("SWAPLAB %s METRIC %s %.3f\n", nonce(), name, value);

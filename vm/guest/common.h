@@ -11,6 +11,11 @@
 /* Result lines: "SWAPLAB <nonce> RESULT <test> PASS|FAIL <why>" */
 void result(const char *test, int pass, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Step lines, on stderr: "SWAPLAB <nonce> STEP <uptime> <what>"; the
+ * grader names the last step after a timeout, and gives the steps it knows
+ * ("refault pass ...") a time limit of their own.
+ */
+void step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Metric lines: "SWAPLAB <nonce> METRIC <name> <value>" */
 void metric(const char *name, double value);
 /* Diagnostics (no nonce: never parsed as results). */

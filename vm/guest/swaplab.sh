@@ -9,10 +9,12 @@ pass() { n=$1; shift; echo "SWAPLAB $SWAPLAB_NONCE RESULT $n PASS $*"; }
 fail() { n=$1; shift; echo "SWAPLAB $SWAPLAB_NONCE RESULT $n FAIL $*"; }
 metric() { echo "SWAPLAB $SWAPLAB_NONCE METRIC $1 $2"; }
 
-# step WHAT: a nonce-tagged note of what the test is doing now; after a
-# timeout the grader names the last step.  On stderr, so that a helper
-# whose stdout goes to a file (hold_start) still reaches the console.
-step() { [ -z "$SWAPLAB_NONCE" ] || echo "SWAPLAB $SWAPLAB_NONCE STEP $*" >&2; }
+# step WHAT: a nonce-tagged note of what the test is doing now, with the
+# guest's uptime ("STEP 12.34 WHAT"); after a timeout the grader names the
+# last step, and steps the grader knows (swapon, swapoff) have a time limit
+# of their own (grader/limits.tsv).  On stderr, so that a helper whose
+# stdout goes to a file (hold_start) still reaches the console.
+step() { [ -z "$SWAPLAB_NONCE" ] || echo "SWAPLAB $SWAPLAB_NONCE STEP $(cut -d' ' -f1 /proc/uptime) $*" >&2; }
 # the workload and swapoff, wrapped: every call is a step
 swaptest() { step "swaptest $*"; command swaptest "$@"; }
 swapoff() { step "swapoff $*"; command swapoff "$@"; }

@@ -185,6 +185,7 @@ static int cmd_pageout(int argc, char **argv)
 		fatal("out of memory");
 
 	for (round = 0; round < rounds && ok; round++) {
+		step("swap-out pass %d: %zu pages", round, npages);
 		for (i = 0; i < npages; i++)
 			fill_page(p + i * PAGE_SZ, seed, i, round);
 		out0 = vmstat("pswpout");
@@ -199,9 +200,12 @@ static int cmd_pageout(int argc, char **argv)
 			break;
 		}
 		getrusage(RUSAGE_SELF, &ru0);
+		step("refault pass %d: %zu pages on %d threads", round, npages,
+		     nthreads);
 		bad = refault_all(p, npages, nthreads, round, lat, &nlat,
 				  &first_bad);
 		getrusage(RUSAGE_SELF, &ru1);
+		step("pass %d: results", round);
 		percentiles(lat, nlat, &p50, &p99);
 		diag("round %d: refaulted on %d threads: %ld major faults, pswpin +%ld, median %.2f us, p99 %.2f us",
 		     round, nthreads, ru1.ru_majflt - ru0.ru_majflt,
@@ -492,7 +496,9 @@ static int cmd_fork(int argc, char **argv)
 		_exit(bad ? 1 : 0);
 	}
 	/* parent, concurrently: its view must stay the original one */
+	step("refault pass fork: %zu shared pages", npages);
 	bad = verify_range(p, 0, npages, 11);
+	step("fork: wait for the child");
 	if (waitpid(pid, &status, 0) < 0)
 		fatal("waitpid: %s", strerror(errno));
 	page_out(p, npages);
@@ -531,7 +537,9 @@ static int cmd_shmem(int argc, char **argv)
 	page_out(p, npages);
 	out = vmstat("pswpout") - out0;
 	diag("shmem: %ld of %zu pages written to swap", out, npages);
+	step("refault pass shmem: %zu pages", npages);
 	bad = verify_range(p, 0, npages, 21);
+	step("shmem: results");
 	munmap(p, npages * PAGE_SZ);
 	if (out * 10 < (long)npages * 9) {
 		result("shmem", 0, "MADV_PAGEOUT wrote only %ld of %zu shmem pages to swap", out, npages);

@@ -1,0 +1,124 @@
+"""Time limits: how long a grade lets a check, a step of a check, the build
+and the policy run.
+
+  limits          each guest check's limit (grader/limits.tsv, "ID" rows)
+  step_limits     each known step's limit ("step:KIND" rows of the same file)
+  STEP_KINDS      the steps with a limit of their own, and the guest's text
+                  for each (a glob: vm/expect/run-test.exp matches it)
+  step_kind       which of them a step's text is
+  step_durations  how long each known step took in a boot's console (what
+                  scripts/measure-limits measures the step limits from)
+  limits_file     the per-check and per-step limits of one grouped boot, as
+                  vm/run --limits reads them
+  step_timeout    whether the runner stopped a boot at a step's limit
+  scaled          a limit times the limit scale (SWAPLAB_LIMIT_SCALE,
+                  pipeline.limit_scale)
+
+Every limit is measured on the reference stages with one rule
+(scripts/measure-limits): the longest time a reference took, times 5, at
+least a floor (60 s for a check, 10 s for a step).  A step limit is what
+stops a kernel whose swapoff never returns within seconds of the step's
+start, instead of at its check's limit.
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+import os
+from typing import Dict, Iterable, Optional, Tuple
+
+from . import logs
+from .checks import ROOT
+
+LIMITS_FILE = os.path.join(ROOT, 'grader', 'limits.tsv')
+
+# the steps that take a second or less on every reference stage, and how
+# the guest names them (vm/guest/swaplab.sh's swaptest and swapoff
+# wrappers, swaptest pageout's passes): (KIND, GLOB)
+STEP_KINDS: Tuple[Tuple[str, str], ...] = (
+    ('swapon', 'swaptest swapon *'),
+    ('swapoff', 'swapoff /*'),
+    ('refault', 'refault pass *'),
+)
+
+
+def _rows(path: str = LIMITS_FILE) -> Dict[str, int]:
+    out: Dict[str, int] = {}
+    try:
+        with open(path, encoding='utf-8') as f:
+            for l in f:
+                w = l.split('\t')
+                if len(w) >= 2 and not l.startswith('#'):
+                    out[w[0]] = int(w[1])
+    except OSError:
+        pass
+    return out
+
+
+def limits(path: str = LIMITS_FILE) -> Dict[str, int]:
+    """grader/limits.tsv: each guest check's time limit, measured on the
+    reference stages (scripts/measure-limits)."""
+    return {k: v for k, v in _rows(path).items() if not k.startswith('step:')}
+
+
+def step_limits(path: str = LIMITS_FILE) -> Dict[str, int]:
+    """The "step:KIND" rows of grader/limits.tsv: {KIND: seconds}."""
+    return {k[len('step:'):]: v for k, v in _rows(path).items() if k.startswith('step:')}
+
+
+def step_kind(what: str) -> Optional[str]:
+    """The kind of a step from its text ('swapoff /dev/pmem0': swapoff),
+    None for a step with no limit of its own."""
+    for kind, glob in STEP_KINDS:
+        if fnmatch.fnmatchcase(what, glob):
+            return kind
+    return None
+
+
+def step_durations(con: logs.Console) -> Dict[str, float]:
+    """{KIND: the longest time a step of that kind took} in a boot's
+    console: from its STEP line to the next STEP or CHECK marker, in guest
+    uptime.  A step with no end in the log (the boot ended in it) is not
+    counted."""
+    out: Dict[str, float] = {}
+    for sec in con.sections():
+        steps = sec.steps()
+        for i, (t, what) in enumerate(steps):
+            kind = step_kind(what)
+            if kind is None or t is None:
+                continue
+            end = steps[i + 1][0] if i + 1 < len(steps) else (sec.t1 if sec.ended else None)
+            if end is not None and end >= t:
+                out[kind] = max(out.get(kind, 0.0), round(end - t, 2))
+    return out
+
+
+def limits_file(path: str, checks: Iterable[Tuple[str, int]], steps: Dict[str, int]) -> str:
+    """Write the limits of one grouped boot for vm/run --limits: a "check
+    ID SECS" line per check, a "step KIND SECS GLOB" line per known step
+    that has a limit.  Returns PATH."""
+    with open(path, 'w', encoding='utf-8') as f:
+        for cid, secs in checks:
+            f.write(f'check\t{cid}\t{int(secs)}\n')
+        for kind, glob in STEP_KINDS:
+            if kind in steps:
+                f.write(f'step\t{kind}\t{int(steps[kind])}\t{glob}\n')
+    return path
+
+
+def scaled(seconds: float, scale: float) -> int:
+    """SECONDS times SCALE, whole seconds, rounded up."""
+    return int(math.ceil(seconds * scale - 1e-9))
+
+
+def step_timeout(note: str) -> Optional[Tuple[str, int]]:
+    """(KIND, seconds) when the runner's note says a step ran past its own
+    limit (vm/expect/run-test.exp: "timeout: step KIND of check ID did not
+    finish (after S s)"), else None."""
+    w = note.split()
+    if len(w) >= 3 and w[:2] == ['timeout:', 'step'] and note.endswith(' s)') and '(after ' in note:
+        try:
+            return w[2], int(note.rsplit('(after ', 1)[1].split()[0])
+        except (IndexError, ValueError):
+            return None
+    return None

@@ -1,0 +1,296 @@
+"""A hanging kernel is stopped early (issue 30):
+  - each check of a grouped boot has its own time limit, and the known
+    steps (swapon, swapoff, a refault pass) theirs: vm/expect/run-test.exp,
+    run with a stand-in for QEMU (a shell script that prints what a guest
+    would), no kernel;
+  - the step limits are measured from consoles (timelimits.step_durations,
+    scripts/measure-limits);
+  - a kernel that hangs in the same function in two checks in a row is not
+    booted again for the rest (run.run_group with vm_run replaced by saved
+    consoles);
+  - the kernel's own hang report names where it is stuck.
+Host-only, about 15 s (the expect runs wait for their limits).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CORE = os.path.join(HERE, 'data', 'core')
+sys.path.insert(0, os.path.join(ROOT, 'grader'))
+sys.path.insert(0, HERE)
+import kitrun  # noqa: E402
+from swaplab import logs, run, timelimits, verdict  # noqa: E402
+from swaplab.checks import Check  # noqa: E402
+
+NONCE = 'ab' * 12
+FAKE_QEMU = r'''#!/bin/bash
+echo "booting"
+echo "SWAPLAB-READY"
+read -r n
+case "$SCEN" in
+step)  echo "SWAPLAB $n CHECK a 1.0"; sleep 1; echo "SWAPLAB $n STEP 2.0 swapoff /dev/pmem0"; sleep 60 ;;
+check) echo "SWAPLAB $n CHECK a 1.0"; echo "SWAPLAB $n STEP 2.0 swaptest pageout"; sleep 1
+       echo "SWAPLAB $n CHECK b 3.0"; sleep 60 ;;
+ok)    echo "SWAPLAB $n CHECK a 1.0"; echo "SWAPLAB $n STEP 2.0 swapoff /dev/pmem0"; sleep 1
+       echo "SWAPLAB $n STEP 3.0 swaptest pageout"; sleep 2; echo "SWAPLAB $n CHECK end 5"
+       echo "SWAPLAB $n DONE 0" ;;
+forge) while true; do echo "SWAPLAB $n CHECK a 1.0"; echo "SWAPLAB $n STEP 1.0 swapoff /x"; sleep 1; done ;;
+esac
+'''
+
+
+def expect_run(d, scen, limits, run_timeout):
+    """Run vm/expect/run-test.exp on the stand-in; (exit, seconds, the
+    runner's notes)."""
+    fake = os.path.join(d, 'fake.sh')
+    with open(fake, 'w') as f:
+        f.write(FAKE_QEMU)
+    env = dict(os.environ, SCEN=scen, SWAPLAB_NO_SYSRQ='1', SWAPLAB_QUIET='1')
+    env.pop('SWAPLAB_LIMITS', None)
+    if limits is not None:
+        env['SWAPLAB_LIMITS'] = timelimits.limits_file(os.path.join(d, 'limits'), limits, {'swapoff': 2})
+    log = os.path.join(d, scen + '.log')
+    t0 = time.time()
+    p = subprocess.run(['expect', '-f', os.path.join(ROOT, 'vm', 'expect', 'run-test.exp'), log, '10',
+                        str(run_timeout), NONCE, '--', 'bash', fake], env=env, timeout=60,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(log, errors='replace') as f:
+        notes = [l.strip() for l in f if l.startswith('[swaplab]')]
+    return p.returncode, time.time() - t0, notes
+
+
+@unittest.skipUnless(shutil.which('expect'), 'expect is not installed')
+class RunnerLimits(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def test_a_step_stops_at_its_own_limit(self):
+        rc, secs, notes = expect_run(self.d, 'step', [('a', 30)], 30)
+        self.assertEqual(rc, 3)
+        self.assertLess(secs, 8)
+        self.assertIn('[swaplab] timeout: step swapoff of check a did not finish (after 2 s)', notes)
+        self.assertEqual(timelimits.step_timeout(notes[0][len('[swaplab] '):]), ('swapoff', 2))
+
+    def test_each_check_has_its_own_limit(self):
+        # b's 2 s, not a's 30: one check's limit never grows another's
+        rc, secs, notes = expect_run(self.d, 'check', [('a', 30), ('b', 2)], 30)
+        self.assertEqual(rc, 3)
+        self.assertLess(secs, 8)
+        self.assertIn('[swaplab] timeout: check b did not finish (after 2 s)', notes)
+        self.assertIsNone(timelimits.step_timeout(notes[0][len('[swaplab] '):]))
+
+    def test_an_honest_run_within_its_limits_passes(self):
+        rc, _, notes = expect_run(self.d, 'ok', [('a', 5)], 5)
+        self.assertEqual((rc, notes), (0, []))
+
+    def test_forged_markers_do_not_extend_the_run(self):
+        # a kernel repeating a check's marker: the run ends at the sum of
+        # its checks' limits plus the run timeout (3 + 3)
+        rc, secs, notes = expect_run(self.d, 'forge', [('a', 3)], 3)
+        self.assertEqual(rc, 3)
+        self.assertLess(secs, 12)
+        self.assertTrue(any("within the run's limit (after 6 s)" in n for n in notes), notes)
+
+    def test_without_limits_the_run_timeout_holds(self):
+        rc, secs, notes = expect_run(self.d, 'step', None, 3)
+        self.assertEqual(rc, 3)
+        self.assertIn('[swaplab] timeout: check a did not finish (after 3 s)', notes)
+
+
+def console(lines, rc=0):
+    return logs.parse_console('\n'.join(lines) + '\n', NONCE, rc)
+
+
+class StepLimits(unittest.TestCase):
+    def test_the_kinds(self):
+        self.assertEqual(timelimits.step_kind('swapoff /dev/pmem0'), 'swapoff')
+        self.assertEqual(timelimits.step_kind('swaptest swapon /dev/pmem1 10'), 'swapon')
+        self.assertEqual(timelimits.step_kind('refault pass 1: 20000 pages on 2 threads'), 'refault')
+        self.assertIsNone(timelimits.step_kind('swapoff, then fresh swap for the next check'))
+        self.assertIsNone(timelimits.step_kind('swaptest pageout -n 4096'))
+
+    def test_durations_run_to_the_next_step_or_marker(self):
+        t = f'SWAPLAB {NONCE} '
+        con = console([t + 'CHECK a 1.00', t + 'STEP 1.50 swaptest swapon /dev/pmem0 10',
+                       t + 'STEP 1.75 refault pass 0: 10 pages on 2 threads', t + 'STEP 2.25 pass 0: results',
+                       t + 'STEP 3.00 swapoff /dev/pmem0', t + 'CHECK b 4.50',
+                       t + 'STEP 4.60 swapoff /dev/pmem0', t + 'CHECK end 4.70'])
+        self.assertEqual(timelimits.step_durations(con), {'swapon': 0.25, 'refault': 0.5, 'swapoff': 1.5})
+
+    def test_a_step_the_boot_ended_in_is_not_measured(self):
+        t = f'SWAPLAB {NONCE} '
+        con = console([t + 'CHECK a 1.00', t + 'STEP 1.50 swapoff /dev/pmem0', '[swaplab] timeout: x'], rc=3)
+        self.assertEqual(timelimits.step_durations(con), {})
+
+    def test_old_step_lines_without_an_uptime(self):
+        t = f'SWAPLAB {NONCE} '
+        con = console([t + 'CHECK a 1.00', t + 'STEP swapoff /dev/pmem0', t + 'CHECK end 2'])
+        self.assertEqual(con.sections()[0].last_step(), 'swapoff /dev/pmem0')
+        self.assertEqual(timelimits.step_durations(con), {})
+
+    def test_the_limits_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = timelimits.limits_file(os.path.join(d, 'l'), [('pageout', 60)], {'swapoff': 12})
+            with open(p) as f:
+                self.assertEqual(f.read(), 'check\tpageout\t60\nstep\tswapoff\t12\tswapoff /*\n')
+
+    def test_measure_limits_reads_a_kept_grade(self):
+        with tempfile.TemporaryDirectory() as d:
+            keep = os.path.join(d, 'grade-06')
+            os.makedirs(keep)
+            t = f'SWAPLAB {NONCE} '
+            with open(os.path.join(keep, 'group-pmem-512M-x-1.console'), 'w') as f:
+                f.write('\n'.join([t + 'CHECK a 1.00', t + 'STEP 1.50 swapoff /dev/pmem0',
+                                   t + 'CHECK end 4.70']) + '\n')
+            with open(os.path.join(keep, 'group-pmem-512M-x-1.run'), 'w') as f:
+                f.write(f'nonce {NONCE}\nrc 0\n')
+            with open(keep + '.json', 'w') as f:
+                json.dump({'checks': [{'id': 'pageout', 'verdict': 'PASS', 'seconds': 3.0}]}, f)
+            out = os.path.join(d, 'limits.tsv')
+            subprocess.run([os.path.join(ROOT, 'scripts', 'measure-limits'), '--out', out, keep + '.json'],
+                           check=True, stdout=subprocess.DEVNULL)
+            with open(out) as f:
+                rows = {l.split('\t')[0]: l.rstrip('\n').split('\t')[1:] for l in f if not l.startswith('#')}
+            self.assertEqual(rows['step:swapoff'], ['16', '3.2'])     # 5 x 3.2 s
+            self.assertEqual(rows['pageout'], ['60', '3.0'])          # the floor
+
+
+# ---------------------------------------------------------------- hangs
+def tail(name):
+    """The runner's timeout note and the SysRq stacks after it, from a
+    saved console."""
+    with open(os.path.join(CORE, name + '.console'), errors='replace', newline='') as f:
+        lines = f.read().split('\n')
+    i = next(i for i, l in enumerate(lines) if l.startswith('[swaplab] timeout: '))
+    return lines[i:]
+
+
+class SecondHang(unittest.TestCase):
+    """run.run_group, each boot's console a saved hang: the first check of
+    each boot hangs in what SCRIPT says."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.img = os.path.join(self.d, 'img')
+        os.makedirs(self.img)
+        shutil.copy(os.path.join(CORE, 'hung-swapoff.System.map'), os.path.join(self.img, 'System.map'))
+        self.boots = []
+        self.real = run.vm_run, run.note
+        run.note = lambda *_: None
+
+    def tearDown(self):
+        run.vm_run, run.note = self.real
+        shutil.rmtree(self.d)
+
+    def fake(self, hangs_in):
+        def vm_run(img, test, log, nonce, **kw):
+            with open(test) as f:
+                first = re.findall(r'CHECK (\S+) \$\(', f.read())[0]
+            self.boots.append(first)
+            src = hangs_in[len(self.boots) - 1]
+            with open(log, 'w') as f:
+                f.write('\n'.join([f'SWAPLAB {nonce} CHECK {first} 1.0',
+                                   f'SWAPLAB {nonce} STEP 2.0 swapoff /dev/pmem0'] + tail(src)) + '\n')
+            return 3
+        run.vm_run = vm_run
+
+    def entries(self, *ids):
+        return [run.Entry(i, Check('-', i, 'guest', ['fast', 'pmem', 'passes.sh']), 'pmem', 'passes.sh', [])
+                for i in ids]
+
+    def test_two_hangs_in_one_function_end_the_kernel(self):
+        self.fake(['hung-swapoff'] * 4)
+        es = self.entries('a', 'b', 'c', 'd')
+        hangs = run.Hangs()
+        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es, hangs=hangs)
+        self.assertEqual(self.boots, ['a', 'b'])
+        self.assertEqual([got[i].verdict for i in 'abcd'], ['TIMEOUT', 'TIMEOUT', 'ERROR', 'ERROR'])
+        self.assertEqual(got['c'].reason, 'not run: the kernel hangs in try_to_unuse (see a)')
+        # the same kernel's next group is not booted at all
+        more = self.entries('e')
+        got = run.run_group(self.d, self.img, 'pmem', '128M', {'e': 20}, more, hangs=hangs)
+        self.assertEqual(self.boots, ['a', 'b'])
+        self.assertEqual(got['e'].reason, 'not run: the kernel hangs in try_to_unuse (see a)')
+
+    def test_hangs_in_different_functions_go_on(self):
+        self.fake(['hung-swapoff', 'stuck', 'hung-swapoff'])
+        es = self.entries('a', 'b', 'c')
+        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
+        self.assertEqual(self.boots, ['a', 'b', 'c'])
+        self.assertEqual([got[i].verdict for i in 'abc'], ['TIMEOUT'] * 3)
+
+    def test_the_rule(self):
+        h = run.Hangs()
+        h.see('a', ['f', 'g'])
+        h.see('b', None)            # a check that did not hang breaks the row
+        h.see('c', ['f'])
+        self.assertIsNone(h.stop)
+        h.see('d', ['x', 'f'])      # the same function, deeper in the stack
+        self.assertEqual(h.stop, ('f', 'c'))
+
+
+HUNG_TASK = '''[   30.100000] INFO: task swaptest:85 blocked for more than 10 seconds.
+[   30.100000]       Not tainted 6.1.192+ #3
+[   30.100000] "echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.
+[   30.100000] task:swaptest        state:D stack:0     pid:85    ppid:84     flags:0x00004000
+[   30.100000] Call Trace:
+[   30.100000]  <TASK>
+[   30.100000]  __schedule+0x2a0/0x8a0
+[   30.100000]  schedule+0x5a/0xd0
+[   30.100000]  schedule_preempt_disabled+0x11/0x20
+[   30.100000]  __mutex_lock.constprop.0+0x3b0/0x6a0
+[   30.100000]  enable_swap_slots_cache+0x1e/0x90
+[   30.100000]  __do_sys_swapon+0x6a5/0x12a0
+[   30.100000]  do_syscall_64+0x3a/0x90
+[   30.100000]  entry_SYSCALL_64_after_hwframe+0x63/0xcd
+[   30.100000]  </TASK>'''
+
+
+class HangReports(unittest.TestCase):
+    def test_a_hung_task_report_names_where_it_waits(self):
+        t = f'SWAPLAB {NONCE} '
+        text = '\n'.join([t + 'CHECK swapoff-busy 1.0', t + 'STEP 2.0 swaptest swapon /dev/pmem0 10',
+                          HUNG_TASK.split('\n')[0],
+                          '[swaplab] kernel error on the console: INFO: task swaptest:85 blocked'] +
+                         HUNG_TASK.split('\n')[1:])
+        con = logs.parse_console(text, NONCE, 2)
+        sec = con.sections()[0]
+        c = Check('-', 'swapoff-busy', 'guest', ['fast', 'pmem', 'swapoff.sh'])
+        r = verdict.decide_guest(c, con, sec, 60)
+        self.assertEqual(r.verdict, 'ERROR')
+        self.assertIn('blocked for more than 10 seconds', r.reason)
+        self.assertIn('stuck in enable_swap_slots_cache < __do_sys_swapon (swaptest, blocked)', r.reason)
+        t = logs.stuck_task(logs.hang_stacks(con, sec.start))
+        self.assertEqual(t.chain(1), ['enable_swap_slots_cache'])
+
+    def test_other_kernel_errors_are_not_hangs(self):
+        t = f'SWAPLAB {NONCE} '
+        con = logs.parse_console('\n'.join([t + 'CHECK a 1.0', '[    3.0] kernel BUG at mm/swapfile.c:1',
+                                            '[swaplab] kernel error on the console: kernel BUG']), NONCE, 2)
+        self.assertIsNone(logs.hang_stacks(con, 0))
+
+    def test_a_step_timeout_is_named_in_the_verdict(self):
+        t = f'SWAPLAB {NONCE} '
+        con = logs.parse_console('\n'.join([t + 'CHECK a 1.0', t + 'STEP 2.0 swapoff /dev/pmem0',
+                                            '[swaplab] timeout: step swapoff of check a did not finish '
+                                            '(after 12 s)']), NONCE, 3)
+        c = Check('-', 'a', 'guest', ['fast', 'pmem', 'swapoff.sh'])
+        r = verdict.decide_guest(c, con, con.sections()[0], 60)
+        self.assertEqual(r.verdict, 'TIMEOUT')
+        self.assertTrue(r.reason.startswith("timeout: no end after 12 s (a 'swapoff' step's limit), "
+                                            "during 'swapoff /dev/pmem0'"), r.reason)
+
+
+if __name__ == '__main__':
+    kitrun.main(__name__, 'hangs')
