@@ -18,13 +18,16 @@ from .gradejobs import (SIGNALS, Stop, concurrency_scale, cores, default_jobs, e
 from .gradesum import previous, read_hours, same_student, student, submissions, write_summary
 from .intake import GraderError
 from .pipeline import limit_scale
+from .timelimits import grade_limit
 
 HELP = """\
 grader/grade-all --lab NN DIR [--timeout S] [--out OUT] [--only A,B] [--resume]
                  [--jobs N|auto]
 Grades every submission patch in DIR (*.patch, *.diff) for lab NN, each in
 isolation (its own grading commit and log folder) and under its own timeout
-(default 1800 s); one broken submission never stops the batch.  Writes
+(default: the lab's "grade:NN" row of grader/limits.tsv, 3 times the
+longest honest grade of the lab, at least 600 s; 1800 s for a lab with no
+row); one broken submission never stops the batch.  Writes
 OUT/summary.csv and OUT/summary.json (student, score, max, status, failing
 checks) and keeps OUT/<student>/ (grade log, result.json, console logs).
 The student is the file name without its extension.  --only passes a check
@@ -95,7 +98,7 @@ def main(argv: List[str]) -> int:
     if any(a in ('--emit-jobs', '--merge', '--run-job') for a in argv):
         return main_jobs(argv)
     lab = folder = out = ''
-    limit, only, resume, jobs = 1800, [], False, 0
+    limit, only, resume, jobs = 0, [], False, 0
     i = 0
     try:
         while i < len(argv):
@@ -139,6 +142,7 @@ def main(argv: List[str]) -> int:
     if same_student(subs):
         return _bad(same_student(subs))
     jobs = jobs or default_jobs()
+    limit = limit or grade_limit(lab)
     out = out or os.path.join(ROOT, 'out', 'grade-all',
                               f"lab{lab}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
     os.makedirs(out, exist_ok=True)
@@ -147,7 +151,8 @@ def main(argv: List[str]) -> int:
     if not make_base(lab, only):
         return 3
     if jobs == 1:
-        print(f'==> grading {len(subs)} submissions for lab {lab}; results in {out}', file=sys.stderr, flush=True)
+        print(f'==> grading {len(subs)} submissions for lab {lab}, at most {limit} s each; results in {out}',
+              file=sys.stderr, flush=True)
         if _scale_set():
             print(f'    time limits x{fmt_scale(scale)} (SWAPLAB_LIMIT_SCALE)', file=sys.stderr, flush=True)
         rows, rc = serial(subs, lab, out, limit, only, resume)
@@ -245,7 +250,7 @@ def side_by_side(subs: List[str], lab: str, out: str, limit: int, only: List[str
 
 def main_jobs(argv: List[str]) -> int:
     """--emit-jobs, --merge and --run-job (what an emitted job runs)."""
-    opts = {'--lab': '', '--timeout': '1800', '--only': '', '--out': '', '--emit-jobs': '', '--merge': '',
+    opts = {'--lab': '', '--timeout': '', '--only': '', '--out': '', '--emit-jobs': '', '--merge': '',
             '--run-job': ''}
     folder = ''
     try:
@@ -262,7 +267,7 @@ def main_jobs(argv: List[str]) -> int:
                 raise ValueError(f"unknown option '{a}' here")
             else:
                 folder, i = a, i + 1
-        limit = int(opts['--timeout'])
+        limit = int(opts['--timeout'] or 0)
         if opts['--run-job']:
             limit_scale()
     except (IndexError, ValueError, GraderError) as e:
@@ -273,6 +278,7 @@ def main_jobs(argv: List[str]) -> int:
     lab, only = opts['--lab'], (['--only', opts['--only']] if opts['--only'] else [])
     if not re.fullmatch(r'0[1-6]', lab):
         return _bad('--lab must be 01..06')
+    limit = limit or grade_limit(lab)
     if opts['--run-job']:
         if not opts['--out'] or not os.path.isfile(opts['--run-job']):
             print('error: grade-all --run-job PATCH --out DIR: no such patch, or no --out', file=sys.stderr)

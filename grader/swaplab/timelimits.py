@@ -2,6 +2,7 @@
 and the policy run.
 
   limits          each guest check's limit (grader/limits.tsv, "ID" rows)
+  grade_limit     a submission's in grade-all and Gradescope ("grade:NN")
   step_limits     each known step's limit ("step:KIND" rows of the same file)
   STEP_KINDS      the steps with a limit of their own, and the guest's text
                   for each (a glob: vm/expect/run-test.exp matches it)
@@ -58,7 +59,20 @@ def _rows(path: str = LIMITS_FILE) -> Dict[str, int]:
 def limits(path: str = LIMITS_FILE) -> Dict[str, int]:
     """grader/limits.tsv: each guest check's time limit, measured on the
     reference stages (scripts/measure-limits)."""
-    return {k: v for k, v in _rows(path).items() if not k.startswith('step:')}
+    return {k: v for k, v in _rows(path).items() if ':' not in k}
+
+
+# a submission's time limit in grade-all and the Gradescope bundle: the
+# longest honest grade of its lab (the lab's answer graded with --patch,
+# latency included, built from the lab's warm base: "grade:NN" rows,
+# scripts/measure-limits) times GRADE_FACTOR, at least GRADE_FLOOR;
+# GRADE_DEFAULT for a lab with no such row
+GRADE_FACTOR, GRADE_FLOOR, GRADE_DEFAULT = 3, 600, 1800
+
+
+def grade_limit(lab: str, path: str = LIMITS_FILE) -> int:
+    """The default time limit of one submission of lab LAB (seconds)."""
+    return _rows(path).get(f'grade:{lab}', GRADE_DEFAULT)
 
 
 def step_limits(path: str = LIMITS_FILE) -> Dict[str, int]:

@@ -157,13 +157,25 @@ class StepLimits(unittest.TestCase):
                 f.write(f'nonce {NONCE}\nrc 0\n')
             with open(keep + '.json', 'w') as f:
                 json.dump({'checks': [{'id': 'pageout', 'verdict': 'PASS', 'seconds': 3.0}]}, f)
+            # honest grades of lab answers as grade-all grades them, and
+            # two that do not count (a stage, a failing patch)
+            for name, sub, score, secs in (('ans', 'sha256:ab', 100, 250.0), ('ans2', 'sha256:cd', 100, 120.0),
+                                           ('stage', 'stage:01', 100, 900.0), ('bad', 'sha256:ef', 40, 999.0)):
+                with open(os.path.join(d, name + '.json'), 'w') as f:
+                    json.dump({'lab': '01', 'score': score, 'seconds': secs, 'context': {'submission': sub},
+                               'checks': [{'id': 'latency', 'verdict': 'PASS', 'seconds': 50.0}]}, f)
             out = os.path.join(d, 'limits.tsv')
-            subprocess.run([os.path.join(ROOT, 'scripts', 'measure-limits'), '--out', out, keep + '.json'],
+            subprocess.run([os.path.join(ROOT, 'scripts', 'measure-limits'), '--out', out, keep + '.json',
+                            *(os.path.join(d, n + '.json') for n in ('ans', 'ans2', 'stage', 'bad'))],
                            check=True, stdout=subprocess.DEVNULL)
             with open(out) as f:
                 rows = {l.split('\t')[0]: l.rstrip('\n').split('\t')[1:] for l in f if not l.startswith('#')}
             self.assertEqual(rows['step:swapoff'], ['16', '3.2'])     # 5 x 3.2 s
             self.assertEqual(rows['pageout'], ['60', '3.0'])          # the floor
+            self.assertEqual(rows['grade:01'], ['750', '250.0'])      # 3 x the longest honest grade
+            self.assertNotIn('grade:02', rows)
+            self.assertEqual((timelimits.grade_limit('01', out), timelimits.grade_limit('02', out)), (750, 1800))
+            self.assertNotIn('grade:01', timelimits.limits(out))
 
 
 # ---------------------------------------------------------------- hangs
