@@ -9,6 +9,7 @@ import bisect
 import dataclasses
 import importlib
 import io
+import math
 import os
 import re
 import subprocess
@@ -168,6 +169,8 @@ def step_words(words: List[str]) -> Tuple[Optional[float], str]:
     """A STEP line's words: "UPTIME WHAT..." (or "WHAT..." from a guest
     that does not print the uptime) as (uptime, what)."""
     t = _float(words, 0)
+    if t is not None and not math.isfinite(t):
+        return None, ' '.join(words[1:])
     return (t, ' '.join(words[1:])) if t is not None else (None, ' '.join(words))
 
 
@@ -212,16 +215,20 @@ def parse_console(text: str, nonce: str, rc: int) -> Console:
     """Split a console log (as vm/run's expect script logged it) into lines
     and this run's nonce-tagged lines.  Lines after the runner's note of a
     kernel error or timeout do not count: a check cannot complete after the
-    kernel already failed it.  The last such note is the runner's (a guest
-    can print a look-alike earlier; that only hides its own lines)."""
+    kernel already failed it.  The first such note counts, as in vm/run (a
+    guest's look-alike before the runner's only hides its own lines)."""
     lines = repair_interleaved(text.replace('\r', '').split('\n'))
     cut = len(lines)
     note = ''
     if rc in (2, 3):
-        for i in range(len(lines) - 1, -1, -1):
-            if lines[i].startswith('[swaplab] kernel error on the console: ') or \
-               lines[i].startswith('[swaplab] timeout: '):
-                cut, note = i, lines[i][len('[swaplab] '):]
+        # the first such note, as vm/run reads it: the runner's, or a look-
+        # alike the guest printed before it (that only hides its own
+        # lines); a look-alike printed after the runner's, while the
+        # runner still reads the report, must not move the cut later (red
+        # team, 2026-12-07)
+        for i, l in enumerate(lines):
+            if l.startswith('[swaplab] kernel error on the console: ') or l.startswith('[swaplab] timeout: '):
+                cut, note = i, l[len('[swaplab] '):]
                 break
     else:
         for i, l in enumerate(lines):

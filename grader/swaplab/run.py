@@ -257,13 +257,18 @@ class Entry:
     args: List[str]
 
 
+# the step between two checks of a boot: the grader's plumbing, not the
+# check's own work
+TRANSITION = 'swapoff, then fresh swap for the next check'
+
+
 def group_script(entries: List[Entry], boot_mode: str) -> str:
     """One guest script running ENTRIES in order, each as its own process,
     on freshly made swap, between nonce-tagged CHECK markers."""
     out = ['. /lib/swaplab.sh']
     for i, e in enumerate(entries):
         if i > 0 or e.mode != boot_mode:
-            out.append('step "swapoff, then fresh swap for the next check"; swapoff_all')
+            out.append(f'step "{TRANSITION}"; swapoff_all')
         out.append(f'echo "SWAPLAB $SWAPLAB_NONCE CHECK {e.id} $(cut -d\' \' -f1 /proc/uptime)"')
         if i > 0 or e.mode != boot_mode:
             out.append(f"swap_setup {e.mode} >/dev/null || fail {e.id} 'could not set up {e.mode} swap'")
@@ -282,21 +287,41 @@ def group_script(entries: List[Entry], boot_mode: str) -> str:
 
 @dataclasses.dataclass
 class Hangs:
-    """How one kernel hung: a kernel that hangs in the same function in two
-    checks in a row is not booted again for the rest of its checks (each
-    would only hang once more, at a limit's cost)."""
-    last: Optional[Tuple[List[str], str]] = None   # the last check's stuck frames, and its id
-    stop: Optional[Tuple[str, str]] = None         # (function, first check) once it hung twice
+    """How one kernel hung, across its boots.
+      - A kernel that hangs in the same function (the innermost frame of
+        the stuck task) in two checks in a row is not booted again for the
+        rest of its checks: each would only hang once more, at a limit's
+        cost (stop).
+      - A hang in the swapoff between two checks (the grader's TRANSITION,
+        after the check's own work) is the swapoff's, not the next
+        check's: from then on each check boots alone, with no swapoff
+        between checks to hang in (isolate)."""
+    last: Optional[Tuple[str, str]] = None     # (function, check) of the last check, if it hung
+    stop: Optional[Tuple[str, str]] = None     # (function, first check) once it hung twice
+    isolate: bool = False
 
-    def see(self, cid: str, frames: Optional[List[str]]) -> None:
-        """A check's ending: FRAMES, where it hung (innermost first), or
-        None when it did not hang."""
-        if not frames:
+    def see(self, cid: str, func: Optional[str]) -> None:
+        """A check's ending: FUNC, where it hung, or None when it did not."""
+        if not func:
             self.last = None
             return
-        if self.last and set(self.last[0]) & set(frames):
-            self.stop = (self.last[0][0], self.last[1])
-        self.last = (frames, cid)
+        if self.last and self.last[0] == func:
+            self.stop = self.last
+        self.last = (func, cid)
+
+
+def _hang(con: logs.Console, sec: logs.Section, smap: logs.SystemMap, hangs: Hangs, cid: str) -> None:
+    """What a check's ending says of how its kernel hangs (Hangs)."""
+    if sec.ended:
+        hangs.see(cid, None)
+        return
+    if any(what == TRANSITION for _, what in sec.steps()):
+        hangs.isolate = True
+        hangs.see(cid, None)
+        return
+    stacks = logs.hang_stacks(con, sec.start, smap)
+    t = logs.stuck_task(stacks) if stacks else None
+    hangs.see(cid, t.chain(1)[0] if t else None)
 
 
 def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, int],
@@ -304,24 +329,28 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
               hangs: Optional[Hangs] = None) -> Dict[str, Record]:
     """Run ENTRIES (same kernel, same boot set-up) in as few boots as
     possible.  Each check has its own time limit (LIMITS, by id), and the
-    known steps theirs (STEPS, by kind: timelimits.STEP_KINDS).  A check
-    the kernel dies or hangs in takes that verdict; the checks after it run
-    in a new boot, unless the kernel hung twice in a row in the same
-    function (HANGS, kept across the kernel's boots): they are not run."""
+    known steps theirs (STEPS, by kind: timelimits.STEP_KINDS); a boot has
+    at most the sum of its checks' limits.  A check the kernel dies or
+    hangs in takes that verdict; the checks after it run in a new boot,
+    unless the kernel hung twice in a row in the same function, or a boot
+    used up its whole time: they are not run.  HANGS is kept across the
+    kernel's boots (Hangs)."""
     smap = logs.SystemMap(os.path.join(img, 'System.map'))
     hangs = hangs or Hangs()
     todo = list(entries)
     out: Dict[str, Record] = {}
+    spent = ''
     boot = 0
-    while todo and not hangs.stop:
+    while todo and not hangs.stop and not spent:
         boot += 1
         base = os.path.join(work, f'group-{boot_mode}-{pmem}-{os.path.basename(img)}-{boot}')
+        now = todo[:1] if hangs.isolate else todo
         with open(base + '.sh', 'w', encoding='utf-8') as f:
-            f.write(group_script(todo, boot_mode))
-        lim = timelimits.limits_file(base + '.limits', [(e.id, limits[e.id]) for e in todo], steps or {})
+            f.write(group_script(now, boot_mode))
+        lim = timelimits.limits_file(base + '.limits', [(e.id, limits[e.id]) for e in now], steps or {})
         nonce = new_nonce()
         rc = vm_run(img, base + '.sh', base + '.console', nonce, mode=boot_mode, pmem=pmem,
-                    timeout=max(limits[e.id] for e in todo), out_log=base + '.log', limits=lim,
+                    timeout=max(limits[e.id] for e in now), out_log=base + '.log', limits=lim,
                     on_check=lambda cid: note(f'{cid}: running (time limit {limits.get(cid, "-")} s)'))
         # the nonce and the runner's exit code beside the console log: a
         # saved log can be parsed again (tests/unit feeds such logs to the core)
@@ -329,7 +358,7 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
             f.write(f'nonce {nonce}\nrc {rc}\n')
         con = logs.parse_console(logs.read_text(base + '.console'), nonce, rc)
         secs = {s.id: s for s in con.sections()}
-        started = [e for e in todo if e.id in secs]
+        started = [e for e in now if e.id in secs]
         for i, e in enumerate(started):
             last = e is started[-1]
             r = verdict.decide_guest(e.check, con, secs[e.id], limits[e.id], smap, last=last)
@@ -338,26 +367,33 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
             r.logs['console'] = base + '.console'
             out[e.id] = r
             _link(base + '.console', os.path.join(work, f'{e.id}.console'))
-            stacks = logs.hang_stacks(con, secs[e.id].start, smap) if not secs[e.id].ended else None
-            t = logs.stuck_task(stacks) if stacks else None
-            hangs.see(e.id, t.chain() if t else None)
+            _hang(con, secs[e.id], smap, hangs, e.id)
         if not started:
-            for e in todo:
+            for e in now:
                 r = verdict.decide_guest(e.check, con, None, limits[e.id], smap)
                 r.id = e.id
                 r.logs['console'] = base + '.console'
                 out[e.id] = r
                 _link(base + '.console', os.path.join(work, f'{e.id}.console'))
-            break
+            todo = [e for e in todo if e not in now]
+            if not hangs.isolate:
+                break
+            continue
         todo = [e for e in todo if e.id not in secs]
-        if todo and hangs.stop:
-            note(f'not booting again for {len(todo)} check(s): the kernel hung twice in {hangs.stop[0]}')
+        if timelimits.run_spent(con.note):
+            # a boot that used up the sum of its checks' limits: booting
+            # again for the rest would spend it again
+            spent = f'not run: the boot before used up its time ({con.note.split("(after ")[-1].rstrip(")")})'
+        if todo and (hangs.stop or spent):
+            note(f'not booting again for {len(todo)} check(s): ' +
+                 (f'the kernel hung twice in {hangs.stop[0]}' if hangs.stop else 'the boot used up its time'))
         elif todo:
-            note(f'rebooting for {len(todo)} check(s) after a kernel error or timeout')
-    if hangs.stop:
-        for e in todo:
-            out[e.id] = verdict.decide_not_run_hang(e.check, *hangs.stop)
-            out[e.id].id = e.id
+            note(f'rebooting for {len(todo)} check(s) after a kernel error or timeout' +
+                 ('; one check a boot (a swapoff between two checks hung)' if hangs.isolate else ''))
+    for e in todo:
+        out[e.id] = (verdict.decide_not_run_hang(e.check, *hangs.stop) if hangs.stop
+                     else verdict.decide_not_run(e.check, spent or 'not run'))
+        out[e.id].id = e.id
     return out
 
 

@@ -136,3 +136,10 @@ def step_timeout(note: str) -> Optional[Tuple[str, int]]:
         except (IndexError, ValueError):
             return None
     return None
+
+
+def run_spent(note: str) -> bool:
+    """The runner's note says a boot used up its whole time (the sum of
+    its checks' limits): vm/expect/run-test.exp's "... did not finish
+    within the run's limit (after S s)"."""
+    return note.startswith('timeout: ') and " within the run's limit (after " in note

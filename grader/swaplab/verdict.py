@@ -157,6 +157,8 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
             why = f'timeout: no end after {timeout} s'
             if st:
                 why = f"timeout: no end after {st[1]} s (a '{st[0]}' step's limit)"
+            elif timelimits.run_spent(con.note):
+                why = f"timeout: the boot's time ran out (the sum of its checks' limits, {con.note.split('(after ')[-1]}"
             if step:
                 why += f", during '{step}'"
             if passed:
@@ -192,6 +194,11 @@ def decide_not_run_hang(c: Check, func: str, first: str) -> Record:
     """A check of a kernel that already hung twice in a row in the same
     function (run.Hangs): not booted again."""
     return new(c).set('ERROR', f'not run: the kernel hangs in {func} (see {first})')
+
+
+def decide_not_run(c: Check, why: str) -> Record:
+    """A check its boot's time ran out before (run.run_group): TIMEOUT."""
+    return new(c).set('TIMEOUT', why)
 
 
 def expected_cases(lab: str) -> List[str]:

@@ -43,6 +43,7 @@ ok)    echo "SWAPLAB $n CHECK a 1.0"; echo "SWAPLAB $n STEP 2.0 swapoff /dev/pme
        echo "SWAPLAB $n STEP 3.0 swaptest pageout"; sleep 2; echo "SWAPLAB $n CHECK end 5"
        echo "SWAPLAB $n DONE 0" ;;
 forge) while true; do echo "SWAPLAB $n CHECK a 1.0"; echo "SWAPLAB $n STEP 1.0 swapoff /x"; sleep 1; done ;;
+fast)  echo "SWAPLAB $n CHECK a 1.0"; while true; do echo "SWAPLAB $n STEP 1.0 x"; sleep 0.5; done ;;
 esac
 '''
 
@@ -103,8 +104,22 @@ class RunnerLimits(unittest.TestCase):
         self.assertTrue(any("within the run's limit (after 6 s)" in n for n in notes), notes)
 
     def test_without_limits_the_run_timeout_holds(self):
+        # a single test (no limits file): RUN_TIMEOUT for the whole run,
+        # markers or none
         rc, secs, notes = expect_run(self.d, 'step', None, 3)
         self.assertEqual(rc, 3)
+        self.assertLess(secs, 6)
+        # (its marker and the run start fall in the same millisecond or not)
+        self.assertTrue(any(n.startswith('[swaplab] timeout: check a did not finish') and n.endswith('(after 3 s)')
+                            for n in notes), notes)
+
+    def test_markers_past_the_deadline_do_not_keep_it_going(self):
+        # (red team, 2026-12-07: with a wait of at least 1 s re-armed by
+        # every marker, a marker each half second kept the boot going for
+        # ever): a 3 s check ends at 3 s
+        rc, secs, notes = expect_run(self.d, 'fast', [('a', 3)], 3)
+        self.assertEqual(rc, 3)
+        self.assertLess(secs, 6)
         self.assertIn('[swaplab] timeout: check a did not finish (after 3 s)', notes)
 
 
@@ -244,12 +259,64 @@ class SecondHang(unittest.TestCase):
 
     def test_the_rule(self):
         h = run.Hangs()
-        h.see('a', ['f', 'g'])
+        h.see('a', 'f')
         h.see('b', None)            # a check that did not hang breaks the row
-        h.see('c', ['f'])
+        h.see('c', 'f')
         self.assertIsNone(h.stop)
-        h.see('d', ['x', 'f'])      # the same function, deeper in the stack
-        self.assertEqual(h.stop, ('f', 'c'))
+        h.see('d', 'x')             # (red team: frames further out, shared
+        h.see('e', 'f')             # by unrelated stacks, do not count)
+        self.assertIsNone(h.stop)
+        h.see('f', 'f')
+        self.assertEqual(h.stop, ('f', 'e'))
+
+    def test_a_hang_between_two_checks_isolates_the_rest(self):
+        """(red team, 2026-12-07) a swapoff that hangs between two checks
+        is the grader's plumbing: charged to the check before it, as
+        always, but it neither counts as that check's hang nor ends the
+        kernel: the rest boot one check at a time, with no swapoff between
+        checks, and pass if their own work passes."""
+        def vm_run(img, test, log, nonce, **kw):
+            with open(test) as f:
+                ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
+            self.boots.append(ids)
+            lines = [f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} RESULT {ids[0]} PASS ok']
+            if len(ids) > 1:       # the swapoff before the next check hangs
+                lines += [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}', f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0']
+                lines += tail('hung-swapoff')
+                rc = 3
+            else:
+                lines += [f'SWAPLAB {nonce} CHECK end 3.0', f'SWAPLAB {nonce} DONE 0']
+                rc = 0
+            with open(log, 'w') as f:
+                f.write('\n'.join(lines) + '\n')
+            return rc
+        run.vm_run = vm_run
+        es = self.entries('a', 'b', 'c', 'd')
+        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
+        self.assertEqual(self.boots, [['a', 'b', 'c', 'd'], ['b'], ['c'], ['d']])
+        self.assertEqual([got[i].verdict for i in 'abcd'], ['TIMEOUT', 'PASS', 'PASS', 'PASS'])
+        self.assertIn(f"during 'swapoff /dev/pmem0'", got['a'].reason)
+
+    def test_a_boot_that_used_up_its_time_is_not_repeated(self):
+        """(red team, 2026-12-07) a kernel repeating one check's marker
+        keeps each boot to its cap, the sum of its checks' limits: the
+        checks left after such a boot are not booted again."""
+        def vm_run(img, test, log, nonce, **kw):
+            with open(test) as f:
+                ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
+            self.boots.append(ids)
+            with open(log, 'w') as f:
+                f.write('\n'.join([f'SWAPLAB {nonce} CHECK {ids[0]} 1.0',
+                                   "[swaplab] timeout: check a did not finish within the run's limit (after 100 s)"])
+                        + '\n')
+            return 3
+        run.vm_run = vm_run
+        es = self.entries('a', 'b', 'c')
+        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
+        self.assertEqual(self.boots, [['a', 'b', 'c']])
+        self.assertEqual([got[i].verdict for i in 'abc'], ['TIMEOUT'] * 3)
+        self.assertIn("the boot's time ran out", got['a'].reason)
+        self.assertEqual(got['b'].reason, 'not run: the boot before used up its time (100 s)')
 
 
 HUNG_TASK = '''[   30.100000] INFO: task swaptest:85 blocked for more than 10 seconds.

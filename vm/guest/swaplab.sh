@@ -15,9 +15,11 @@ metric() { echo "SWAPLAB $SWAPLAB_NONCE METRIC $1 $2"; }
 # of their own (grader/limits.tsv).  On stderr, so that a helper whose
 # stdout goes to a file (hold_start) still reaches the console.
 step() { [ -z "$SWAPLAB_NONCE" ] || echo "SWAPLAB $SWAPLAB_NONCE STEP $(cut -d' ' -f1 /proc/uptime) $*" >&2; }
-# the workload and swapoff, wrapped: every call is a step
-swaptest() { step "swaptest $*"; command swaptest "$@"; }
-swapoff() { step "swapoff $*"; command swapoff "$@"; }
+# the workload and swapoff, wrapped: every call is a step, and its return
+# ends it (a "done:" step with no limit), so that a step's limit never
+# covers the work after it
+swaptest() { step "swaptest $*"; command swaptest "$@"; _st=$?; step "done: swaptest $1"; return $_st; }
+swapoff() { step "swapoff $*"; command swapoff "$@"; _st=$?; step "done: swapoff $*"; return $_st; }
 
 meminfo() { sed -n "s/^$1: *\([0-9]*\).*/\1/p" /proc/meminfo; }
 
