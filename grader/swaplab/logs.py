@@ -315,14 +315,20 @@ class TaskStack:
         if self.rip and len(task) == len(self.frames):
             task.insert(0, (self.rip, False))
         reliable = [f for f, g in task if not g]
-        out: List[str] = []
-        for f in reliable or [f for f, _ in task]:
-            name = f.split('+')[0]
-            if not name.startswith('0x') and not _GENERIC.match(name) and name not in out:
-                out.append(name)
-                if len(out) == n:
-                    break
-        return out
+        # the reliable frames first; the guesses when those are all
+        # plumbing (a RIP in __cond_resched of a task looping in swapoff,
+        # with guessed frames only, named nothing: full tier, 2026-12-07)
+        for cands in (reliable, [f for f, _ in task]):
+            out: List[str] = []
+            for f in cands:
+                name = f.split('+')[0]
+                if not name.startswith('0x') and not _GENERIC.match(name) and name not in out:
+                    out.append(name)
+                    if len(out) == n:
+                        break
+            if out:
+                return out
+        return []
 
     def stuck_in(self) -> Optional[str]:
         c = self.chain(1)

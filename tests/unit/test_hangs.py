@@ -337,6 +337,20 @@ HUNG_TASK = '''[   30.100000] INFO: task swaptest:85 blocked for more than 10 se
 
 
 class HangReports(unittest.TestCase):
+    def test_a_rip_in_plumbing_falls_back_to_the_guessed_frames(self):
+        # (full tier, 2026-12-07: swapoff looping in try_to_unuse, the NMI
+        # in __cond_resched, the fast kernel's frames all guesses: the
+        # verdict said the kernel did not answer SysRq)
+        lines = ['[   65.0] NMI backtrace for cpu 1',
+                 '[   65.0] CPU: 1 PID: 78 Comm: swapoff Not tainted 6.1.192 #7',
+                 '[   65.0] RIP: 0010:__cond_resched+0x48/0x60',
+                 '[   65.0] Call Trace:', '[   65.0]  <TASK>',
+                 '[   65.0]  ? try_to_unuse+0x234/0x800', '[   65.0]  ? __do_sys_swapoff+0x20b/0x900',
+                 '[   65.0]  ? do_syscall_64+0x39/0x90', '[   65.0]  </TASK>']
+        self.assertEqual(logs.stuck_summary(logs.sysrq_stacks(lines)),
+                         'stuck in try_to_unuse < __do_sys_swapoff (swapoff, running)')
+
+
     def test_a_hung_task_report_names_where_it_waits(self):
         t = f'SWAPLAB {NONCE} '
         text = '\n'.join([t + 'CHECK swapoff-busy 1.0', t + 'STEP 2.0 swaptest swapon /dev/pmem0 10',
