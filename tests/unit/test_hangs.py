@@ -160,6 +160,14 @@ class StepLimits(unittest.TestCase):
             with open(p) as f:
                 self.assertEqual(f.read(), 'check\tpageout\t60\nstep\tswapoff\t12\tswapoff /*\n')
 
+    def test_every_known_step_has_a_measured_limit(self):
+        """grader/limits.tsv has a row per known step, from measure-limits."""
+        have = timelimits.step_limits()
+        self.assertEqual(sorted(have), sorted(k for k, _ in timelimits.STEP_KINDS),
+                         'run scripts/measure-limits on reference grades kept with --keep')
+        for k, v in have.items():
+            self.assertGreaterEqual(v, 10, k)
+
     def test_measure_limits_reads_a_kept_grade(self):
         with tempfile.TemporaryDirectory() as d:
             keep = os.path.join(d, 'grade-06')
