@@ -292,6 +292,7 @@ _GENERIC = re.compile(
     r'cpu_startup|start_secondary|secondary_startup|entry_|do_syscall_64|x64_sys_call|'
     r'syscall_exit|ret_from_fork|kthread|vprintk|_printk|printk|console_|__x86_|trace_|lockdep_|'
     r'check_preemption|preempt_count|__might|might_|rcu_|smp_call|kernel_init|rest_init|'
+    r'process_timeout|__timer_delete|timer_delete|del_timer|__mod_timer|mod_timer|call_timer_fn|'
     r'start_kernel|x86_64_start|poll_idle|acpi_idle|mwait|native_safe_halt|halt|default_)')
 
 

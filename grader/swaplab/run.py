@@ -262,6 +262,11 @@ class Entry:
 TRANSITION = 'swapoff, then fresh swap for the next check'
 
 
+def own_step(e: 'Entry') -> str:
+    """The step that starts a check's own script in a grouped boot."""
+    return f'script {e.script}'
+
+
 def group_script(entries: List[Entry], boot_mode: str) -> str:
     """One guest script running ENTRIES in order, each as its own process,
     on freshly made swap, between nonce-tagged CHECK markers."""
@@ -280,6 +285,8 @@ def group_script(entries: List[Entry], boot_mode: str) -> str:
         out.append("cat >/tmp/check.sh <<'SWAPLAB_CHECK_EOF'")
         out.append(body.rstrip('\n'))
         out.append('SWAPLAB_CHECK_EOF')
+        # where the check's own work starts: a hang before it is the set-up's
+        out.append(f'step "{own_step(e)}"')
         out.append('sh /tmp/check.sh' + ''.join(f' {a}' for a in e.args))
     out.append('echo "SWAPLAB $SWAPLAB_NONCE CHECK end $(cut -d\' \' -f1 /proc/uptime)"')
     return '\n'.join(out) + '\n'
@@ -310,18 +317,24 @@ class Hangs:
         self.last = (func, cid)
 
 
-def _hang(con: logs.Console, sec: logs.Section, smap: logs.SystemMap, hangs: Hangs, cid: str) -> None:
-    """What a check's ending says of how its kernel hangs (Hangs)."""
+def _hang(con: logs.Console, sec: logs.Section, smap: logs.SystemMap, hangs: Hangs, e: 'Entry') -> bool:
+    """What a check's ending says of how its kernel hangs (Hangs): a hang
+    in its own script counts; one in the grader's plumbing around it (the
+    swap set-up before its script, the swapoff after it) makes the rest
+    boot one check at a time, each on the swap its boot set up.  True when
+    the check's own script never started (its set-up hung)."""
     if sec.ended:
-        hangs.see(cid, None)
-        return
-    if any(what == TRANSITION for _, what in sec.steps()):
+        hangs.see(e.id, None)
+        return False
+    steps = [what for _, what in sec.steps()]
+    if TRANSITION in steps or own_step(e) not in steps:
         hangs.isolate = True
-        hangs.see(cid, None)
-        return
+        hangs.see(e.id, None)
+        return own_step(e) not in steps
     stacks = logs.hang_stacks(con, sec.start, smap)
     t = logs.stuck_task(stacks) if stacks else None
-    hangs.see(cid, t.chain(1)[0] if t else None)
+    hangs.see(e.id, t.chain(1)[0] if t else None)
+    return False
 
 
 def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, int],
@@ -339,6 +352,7 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
     hangs = hangs or Hangs()
     todo = list(entries)
     out: Dict[str, Record] = {}
+    again: set = set()
     spent = ''
     boot = 0
     while todo and not hangs.stop and not spent:
@@ -367,7 +381,12 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
             r.logs['console'] = base + '.console'
             out[e.id] = r
             _link(base + '.console', os.path.join(work, f'{e.id}.console'))
-            _hang(con, secs[e.id], smap, hangs, e.id)
+            if _hang(con, secs[e.id], smap, hangs, e) and e.id not in again and \
+                    not timelimits.run_spent(con.note):
+                # its set-up hung before its script began: it runs once
+                # more, alone, on the swap its own boot sets up
+                again.add(e.id)
+                del out[e.id]
         if not started:
             for e in now:
                 r = verdict.decide_guest(e.check, con, None, limits[e.id], smap)
@@ -375,11 +394,17 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
                 r.logs['console'] = base + '.console'
                 out[e.id] = r
                 _link(base + '.console', os.path.join(work, f'{e.id}.console'))
+            # (the kernel did not come up: booting it again would not help)
             todo = [e for e in todo if e not in now]
-            if not hangs.isolate:
-                break
-            continue
-        todo = [e for e in todo if e.id not in secs]
+            if hangs.isolate:
+                for e in todo:
+                    r = verdict.decide_guest(e.check, con, None, limits[e.id], smap)
+                    r.id = e.id
+                    r.logs['console'] = base + '.console'
+                    out[e.id] = r
+                todo = []
+            break
+        todo = [e for e in todo if e.id not in out]
         if timelimits.run_spent(con.note):
             # a boot that used up the sum of its checks' limits: booting
             # again for the rest would spend it again

@@ -235,7 +235,7 @@ class SecondHang(unittest.TestCase):
             self.boots.append(first)
             src = hangs_in[len(self.boots) - 1]
             with open(log, 'w') as f:
-                f.write('\n'.join([f'SWAPLAB {nonce} CHECK {first} 1.0',
+                f.write('\n'.join([f'SWAPLAB {nonce} CHECK {first} 1.0', f'SWAPLAB {nonce} STEP 1.5 script passes.sh',
                                    f'SWAPLAB {nonce} STEP 2.0 swapoff /dev/pmem0'] + tail(src)) + '\n')
             return 3
         run.vm_run = vm_run
@@ -287,8 +287,15 @@ class SecondHang(unittest.TestCase):
             with open(test) as f:
                 ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
             self.boots.append(ids)
-            lines = [f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} RESULT {ids[0]} PASS ok']
-            if len(ids) > 1:       # the swapoff before the next check hangs
+            lines = [f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} STEP 1.1 script passes.sh',
+                     f'SWAPLAB {nonce} RESULT {ids[0]} PASS ok']
+            if len(ids) > 1 and self.setup:       # the next check's swapon hangs
+                lines += [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}', f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0',
+                          f'SWAPLAB {nonce} STEP 2.2 done: swapoff /dev/pmem0', f'SWAPLAB {nonce} CHECK {ids[1]} 2.3',
+                          f'SWAPLAB {nonce} STEP 2.4 swaptest swapon /dev/pmem0 10']
+                lines += tail('hung-swapoff')
+                rc = 3
+            elif len(ids) > 1:     # the swapoff before the next check hangs
                 lines += [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}', f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0']
                 lines += tail('hung-swapoff')
                 rc = 3
@@ -299,11 +306,19 @@ class SecondHang(unittest.TestCase):
                 f.write('\n'.join(lines) + '\n')
             return rc
         run.vm_run = vm_run
+        self.setup = False
         es = self.entries('a', 'b', 'c', 'd')
         got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
         self.assertEqual(self.boots, [['a', 'b', 'c', 'd'], ['b'], ['c'], ['d']])
         self.assertEqual([got[i].verdict for i in 'abcd'], ['TIMEOUT', 'PASS', 'PASS', 'PASS'])
-        self.assertIn(f"during 'swapoff /dev/pmem0'", got['a'].reason)
+        self.assertIn("during 'swapoff /dev/pmem0'", got['a'].reason)
+        # the next check's swap set-up hangs, before its script began: that
+        # check is run again, alone, on the swap its own boot sets up
+        self.boots.clear()
+        self.setup = True
+        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
+        self.assertEqual(self.boots, [['a', 'b', 'c', 'd'], ['b'], ['c'], ['d']])
+        self.assertEqual([got[i].verdict for i in 'abcd'], ['PASS'] * 4)
 
     def test_a_boot_that_used_up_its_time_is_not_repeated(self):
         """(red team, 2026-12-07) a kernel repeating one check's marker
@@ -314,7 +329,7 @@ class SecondHang(unittest.TestCase):
                 ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
             self.boots.append(ids)
             with open(log, 'w') as f:
-                f.write('\n'.join([f'SWAPLAB {nonce} CHECK {ids[0]} 1.0',
+                f.write('\n'.join([f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} STEP 1.1 script passes.sh',
                                    "[swaplab] timeout: check a did not finish within the run's limit (after 100 s)"])
                         + '\n')
             return 3
