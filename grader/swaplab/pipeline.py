@@ -155,8 +155,10 @@ class Grader:
         lim = {e.id: self.limit(e.id) for e in entries}
         run.note('time limits: ' + ', '.join(f'{i} {s} s' for i, s in lim.items()) +
                  ('; steps: ' + ', '.join(f'{k} {s} s' for k, s in self.steps.items()) if self.steps else ''))
+        own = {c.id for c in self.sel if c.labs == self.g.lab}
+        own |= {mine_run(c)[0] for c in self.sel if c.kind == 'lockfp' and c.labs == self.g.lab}
         return run.run_group(self.work, img, mode, pmem, lim, entries, steps=self.steps,
-                             hangs=self.hangs.setdefault(os.path.realpath(img), run.Hangs()))
+                             hangs=self.hangs.setdefault(os.path.realpath(img), run.Hangs()), own=own)
 
     def record(self, r: Record) -> None:
         if r.seconds is None and r.verdict != 'TIMEOUT' and self._t0 and \

@@ -32,7 +32,7 @@ DATA = os.path.join(HERE, 'data', 'gradeall')
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 import kitrun  # noqa: E402
-from swaplab import gradejobs, intake, memcap, pipeline, report  # noqa: E402
+from swaplab import gradejobs, intake, memcap, pipeline, report, timelimits  # noqa: E402
 
 SUMMARY = ('summary.csv', 'summary.json', 'summary.html')
 # the submissions: NAME -> the grade's exit code (carol's grade leaves no report)
@@ -404,7 +404,8 @@ class Jobs(unittest.TestCase):
                          {gradejobs.fmt_scale(s)})
         with open(os.path.join(self.t, 'out', 'alice', 'job.json')) as f:
             job = json.load(f)
-        self.assertEqual((job['limit'], job['limit_scale']), (gradejobs.scaled(1800, s), s))
+        # the default limit: lab 01's grade:01 row (grader/limits.tsv)
+        self.assertEqual((job['limit'], job['limit_scale']), (gradejobs.scaled(timelimits.grade_limit('01'), s), s))
 
     def test_sigterm_stops_every_grade_and_writes_the_summary_so_far(self):
         subs = fake_class(os.path.join(self.t, 'subs'), {'aaron': 'alice 1 0', 'bob': 'bob 1 300 orphan',

@@ -258,6 +258,16 @@ class SecondHang(unittest.TestCase):
         self.assertEqual(self.boots, ['a', 'b'])
         self.assertEqual(got['e'].reason, 'not run: the kernel hangs in try_to_unuse (see a)')
 
+    def test_the_labs_own_checks_still_run_alone(self):
+        # what the lab is graded on is still graded: d, the lab's own check,
+        # boots alone (and hangs once more here); c is not run
+        self.fake(['hung-swapoff'] * 3)
+        es = self.entries('a', 'b', 'c', 'd')
+        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es, own={'d'})
+        self.assertEqual(self.boots, ['a', 'b', 'd'])
+        self.assertEqual([got[i].verdict for i in 'abcd'], ['TIMEOUT', 'TIMEOUT', 'ERROR', 'TIMEOUT'])
+        self.assertEqual(got['c'].reason, 'not run: the kernel hangs in try_to_unuse (see a)')
+
     def test_hangs_in_different_functions_go_on(self):
         self.fake(['hung-swapoff', 'stuck', 'hung-swapoff'])
         es = self.entries('a', 'b', 'c')
