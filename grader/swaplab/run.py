@@ -312,7 +312,7 @@ class Hangs:
         if not func:
             self.last = None
             return
-        if self.last and self.last[0] == func:
+        if self.last and self.last[0] == func and not self.stop:
             self.stop = self.last
         self.last = (func, cid)
 

@@ -286,6 +286,8 @@ class SecondHang(unittest.TestCase):
         self.assertIsNone(h.stop)
         h.see('f', 'f')
         self.assertEqual(h.stop, ('f', 'e'))
+        h.see('g', 'f')             # later hangs keep the first pair's name
+        self.assertEqual(h.stop, ('f', 'e'))
 
     def test_a_hang_between_two_checks_isolates_the_rest(self):
         """(red team, 2026-12-07) a swapoff that hangs between two checks
