@@ -327,10 +327,11 @@ def _hang(con: logs.Console, sec: logs.Section, smap: logs.SystemMap, hangs: Han
         hangs.see(e.id, None)
         return False
     steps = [what for _, what in sec.steps()]
-    if TRANSITION in steps or own_step(e) not in steps:
+    in_setup = own_step(e) not in steps
+    if in_setup or TRANSITION in steps:
         hangs.isolate = True
         hangs.see(e.id, None)
-        return own_step(e) not in steps
+        return in_setup
     stacks = logs.hang_stacks(con, sec.start, smap)
     t = logs.stuck_task(stacks) if stacks else None
     hangs.see(e.id, t.chain(1)[0] if t else None)
@@ -382,10 +383,12 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
                     timeout=max(limits[e.id] for e in now), out_log=base + '.log', limits=lim,
                     on_check=lambda cid: note(f'{cid}: running (time limit {limits.get(cid, "-")} s)'))
         # the nonce and the runner's exit code beside the console log: a
-        # saved log can be parsed again (tests/unit feeds such logs to the core)
+        # saved log can be parsed again (saved_console; tests/unit feeds
+        # such logs to the core)
         with open(base + '.run', 'w', encoding='utf-8') as f:
             f.write(f'nonce {nonce}\nrc {rc}\n')
         con = logs.parse_console(logs.read_text(base + '.console'), nonce, rc)
+        used_up = timelimits.run_spent(con.note)
         secs = {s.id: s for s in con.sections()}
         started = [e for e in now if e.id in secs]
         for i, e in enumerate(started):
@@ -396,34 +399,27 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
             r.logs['console'] = base + '.console'
             out[e.id] = r
             _link(base + '.console', os.path.join(work, f'{e.id}.console'))
-            if _hang(con, secs[e.id], smap, hangs, e) and e.id not in again and \
-                    not timelimits.run_spent(con.note):
+            if _hang(con, secs[e.id], smap, hangs, e) and e.id not in again and used_up is None:
                 # its set-up hung before its script began: it runs once
                 # more, alone, on the swap its own boot sets up
                 again.add(e.id)
                 del out[e.id]
         if not started:
-            for e in now:
+            # the kernel did not come up: booting it again would not help,
+            # so every check left (not only this boot's) takes that verdict
+            for e in todo:
                 r = verdict.decide_guest(e.check, con, None, limits[e.id], smap)
                 r.id = e.id
                 r.logs['console'] = base + '.console'
                 out[e.id] = r
                 _link(base + '.console', os.path.join(work, f'{e.id}.console'))
-            # (the kernel did not come up: booting it again would not help)
-            todo = [e for e in todo if e not in now]
-            if hangs.isolate:
-                for e in todo:
-                    r = verdict.decide_guest(e.check, con, None, limits[e.id], smap)
-                    r.id = e.id
-                    r.logs['console'] = base + '.console'
-                    out[e.id] = r
-                todo = []
+            todo = []
             break
         todo = [e for e in todo if e.id not in out]
-        if timelimits.run_spent(con.note):
+        if used_up is not None:
             # a boot that used up the sum of its checks' limits: booting
             # again for the rest would spend it again
-            spent = f'not run: the boot before used up its time ({con.note.split("(after ")[-1].rstrip(")")})'
+            spent = f'not run: the boot before used up its time ({used_up} s)'
         if todo and spent:
             note(f'not booting again for {len(todo)} check(s): the boot used up its time')
         elif todo and hangs.stop:
@@ -437,6 +433,15 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
         out[e.id] = verdict.decide_not_run(e.check, spent or 'not run')
         out[e.id].id = e.id
     return out
+
+
+def saved_console(path: str) -> logs.Console:
+    """A grouped boot's console as run_group saved it (BASE.console, with
+    its nonce and the runner's exit code in BASE.run), parsed again.
+    OSError, KeyError or ValueError when either file is missing or bad."""
+    with open(path[:-len('.console')] + '.run', encoding='utf-8') as f:
+        w = dict(l.split(None, 1) for l in f.read().split('\n') if ' ' in l)
+    return logs.parse_console(logs.read_text(path), w['nonce'].strip(), int(w['rc']))
 
 
 def _link(target: str, name: str) -> None:

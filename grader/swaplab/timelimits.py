@@ -125,21 +125,31 @@ def scaled(seconds: float, scale: float) -> int:
     return int(math.ceil(seconds * scale - 1e-9))
 
 
+def _after(note: str) -> Optional[int]:
+    """S of the runner's "... (after S s)" note, else None."""
+    if not note.endswith(' s)') or '(after ' not in note:
+        return None
+    try:
+        return int(note.rsplit('(after ', 1)[1].split()[0])
+    except (IndexError, ValueError):
+        return None
+
+
 def step_timeout(note: str) -> Optional[Tuple[str, int]]:
     """(KIND, seconds) when the runner's note says a step ran past its own
     limit (vm/expect/run-test.exp: "timeout: step KIND of check ID did not
     finish (after S s)"), else None."""
     w = note.split()
-    if len(w) >= 3 and w[:2] == ['timeout:', 'step'] and note.endswith(' s)') and '(after ' in note:
-        try:
-            return w[2], int(note.rsplit('(after ', 1)[1].split()[0])
-        except (IndexError, ValueError):
-            return None
+    secs = _after(note)
+    if len(w) >= 3 and w[:2] == ['timeout:', 'step'] and secs is not None:
+        return w[2], secs
     return None
 
 
-def run_spent(note: str) -> bool:
-    """The runner's note says a boot used up its whole time (the sum of
-    its checks' limits): vm/expect/run-test.exp's "... did not finish
-    within the run's limit (after S s)"."""
-    return note.startswith('timeout: ') and " within the run's limit (after " in note
+def run_spent(note: str) -> Optional[int]:
+    """The seconds a boot ran when the runner's note says it used up its
+    whole time (the sum of its checks' limits): vm/expect/run-test.exp's
+    "... did not finish within the run's limit (after S s)"; else None."""
+    if note.startswith('timeout: ') and " within the run's limit (after " in note:
+        return _after(note)
+    return None

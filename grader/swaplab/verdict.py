@@ -153,12 +153,12 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
         if con.rc == 3:
             stacks = logs.sysrq_stacks(con.after_cut(), smap)
             where = logs.stuck_summary(stacks) or 'no stack: the kernel did not answer SysRq'
-            st = timelimits.step_timeout(con.note)
+            st, spent = timelimits.step_timeout(con.note), timelimits.run_spent(con.note)
             why = f'timeout: no end after {timeout} s'
             if st:
                 why = f"timeout: no end after {st[1]} s (a '{st[0]}' step's limit)"
-            elif timelimits.run_spent(con.note):
-                why = f"timeout: the boot's time ran out (the sum of its checks' limits, {con.note.split('(after ')[-1]}"
+            elif spent is not None:
+                why = f"timeout: the boot's time ran out (the sum of its checks' limits, {spent} s)"
             if step:
                 why += f", during '{step}'"
             if passed:
