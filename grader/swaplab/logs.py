@@ -169,9 +169,9 @@ def step_words(words: List[str]) -> Tuple[Optional[float], str]:
     """A STEP line's words: "UPTIME WHAT..." (or "WHAT..." from a guest
     that does not print the uptime) as (uptime, what)."""
     t = _float(words, 0)
-    if t is not None and not math.isfinite(t):
-        return None, ' '.join(words[1:])
-    return (t, ' '.join(words[1:])) if t is not None else (None, ' '.join(words))
+    if t is None:
+        return None, ' '.join(words)
+    return (t if math.isfinite(t) else None), ' '.join(words[1:])
 
 
 def _float(words: List[str], i: int) -> Optional[float]:
