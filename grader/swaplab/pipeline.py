@@ -136,6 +136,10 @@ class Grader:
         self.limits = limits()
         self.steps = {k: scaled(v, self.scale) for k, v in step_limits().items()}
         self.hangs: Dict[str, run.Hangs] = {}
+        # the lab's own checks, and their lock_stat runs: still run after a
+        # kernel hung twice (run.run_group)
+        self.own = {c.id for c in sel if c.labs == g.lab} | \
+            {mine_run(c)[0] for c in sel if c.kind == 'lockfp' and c.labs == g.lab}
         self.done: Dict[str, Record] = {}
         self.current: Optional[str] = None
         self._t0 = 0.0
@@ -155,10 +159,8 @@ class Grader:
         lim = {e.id: self.limit(e.id) for e in entries}
         run.note('time limits: ' + ', '.join(f'{i} {s} s' for i, s in lim.items()) +
                  ('; steps: ' + ', '.join(f'{k} {s} s' for k, s in self.steps.items()) if self.steps else ''))
-        own = {c.id for c in self.sel if c.labs == self.g.lab}
-        own |= {mine_run(c)[0] for c in self.sel if c.kind == 'lockfp' and c.labs == self.g.lab}
         return run.run_group(self.work, img, mode, pmem, lim, entries, steps=self.steps,
-                             hangs=self.hangs.setdefault(os.path.realpath(img), run.Hangs()), own=own)
+                             hangs=self.hangs.setdefault(os.path.realpath(img), run.Hangs()), own=self.own)
 
     def record(self, r: Record) -> None:
         if r.seconds is None and r.verdict != 'TIMEOUT' and self._t0 and \
