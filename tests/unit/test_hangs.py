@@ -8,7 +8,8 @@
   - a kernel that hangs in the same function in two checks in a row is not
     booted again for the rest (run.run_group with vm_run replaced by saved
     consoles);
-  - the kernel's own hang report names where it is stuck.
+  - the kernel's own hang report names where it is stuck, and the graded
+    configs turn the kernel's hang detectors on.
 Host-only, about 15 s (the expect runs wait for their limits).
 """
 import json
@@ -422,3 +423,64 @@ class HangReports(unittest.TestCase):
 
 if __name__ == '__main__':
     kitrun.main(__name__, 'hangs')
+
+
+class Detectors(unittest.TestCase):
+    """The graded kernels report a hang themselves within about 20 s, and
+    the runner and the grader stop on and name each report."""
+    # the first line of each report as 6.1 prints it (kernel/hung_task.c,
+    # kernel/watchdog.c, kernel/rcu/tree_stall.h)
+    REPORTS = ['[   31.5] INFO: task swapoff:77 blocked for more than 10 seconds.',
+               '[   31.5] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [swaptest:80]',
+               '[   31.5] rcu: INFO: rcu_sched self-detected stall on CPU',
+               '[   31.5] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:']
+
+    @staticmethod
+    def options(name):
+        out = {}
+        with open(os.path.join(ROOT, 'vm', 'configs', name)) as f:
+            for line in f:
+                m = re.match(r'(CONFIG_\w+)=(.*)', line.strip())
+                if m:
+                    out[m.group(1)] = m.group(2)
+                m = re.match(r'# (CONFIG_\w+) is not set', line.strip())
+                if m:
+                    out[m.group(1)] = 'n'
+        return out
+
+    def test_the_configs_turn_the_detectors_on(self):
+        fast = self.options('fast.config')
+        self.assertEqual(fast.get('CONFIG_DETECT_HUNG_TASK'), 'y')
+        self.assertEqual(fast.get('CONFIG_SOFTLOCKUP_DETECTOR'), 'y')
+        self.assertLessEqual(int(fast['CONFIG_DEFAULT_HUNG_TASK_TIMEOUT']), 10)
+        self.assertLessEqual(int(fast['CONFIG_RCU_CPU_STALL_TIMEOUT']), 20)
+        # the debug kernel is fast.config plus debug.config: nothing there
+        # may switch a detector off or lengthen it
+        debug = self.options('debug.config')
+        for k in ('CONFIG_DETECT_HUNG_TASK', 'CONFIG_SOFTLOCKUP_DETECTOR',
+                  'CONFIG_DEFAULT_HUNG_TASK_TIMEOUT', 'CONFIG_RCU_CPU_STALL_TIMEOUT', 'CONFIG_DEBUG_KERNEL'):
+            self.assertIn(debug.get(k, fast[k]), (fast[k],), k)
+
+    def test_each_report_is_a_kernel_error_and_a_hang(self):
+        for line in self.REPORTS:
+            self.assertTrue(logs.KERNEL_ERROR_RE.search(line), line)
+            self.assertTrue(logs.HANG_REPORT.search(line), line)
+
+    def test_a_soft_lockup_names_the_looping_function(self):
+        t = f'SWAPLAB {NONCE} '
+        lines = [t + 'CHECK pageout 1.0', t + 'STEP 2.0 swaptest pageout 64',
+                 '[   31.5] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [swaptest:80]',
+                 '[swaplab] kernel error on the console: watchdog: BUG: soft lockup',
+                 '[   31.5] CPU: 1 PID: 80 Comm: swaptest Not tainted 6.1.192 #7',
+                 '[   31.5] RIP: 0010:swap_cache_get_folio+0x30/0x90',
+                 '[   31.5] Call Trace:', '[   31.5]  <TASK>',
+                 '[   31.5]  do_swap_page+0x1b0/0x9e0', '[   31.5]  __handle_mm_fault+0x5c1/0xa70',
+                 '[   31.5]  handle_mm_fault+0xd9/0x2b0', '[   31.5]  exc_page_fault+0x1d5/0x6f0',
+                 '[   31.5]  asm_exc_page_fault+0x22/0x30', '[   31.5]  </TASK>']
+        con = logs.parse_console('\n'.join(lines), NONCE, 2)
+        sec = con.sections()[0]
+        c = Check('-', 'pageout', 'guest', ['fast', 'pmem', 'pageout.sh'])
+        r = verdict.decide_guest(c, con, sec, 60)
+        self.assertEqual(r.verdict, 'ERROR')
+        self.assertIn('soft lockup', r.reason)
+        self.assertIn('stuck in swap_cache_get_folio', r.reason)
