@@ -69,18 +69,19 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
     return row_of(d, run_grade(f, lab, d, limit, only))
 
 
-LOCK_WAIT = re.compile(r'waited ([0-9]+(?:\.[0-9]+)?) s for the build lock')
-
-
 def lock_waited(work: str) -> float:
     """Seconds a grade's builds spent waiting for the build lock, as
-    scripts/build-kernel notes them in the grade's kernel-CONFIG.log: time
-    another grade's build held it (grade-all --jobs), not this one's."""
+    scripts/build-kernel writes them (one number a line) to the grade's
+    kernel-CONFIG.lock-wait (SWAPLAB_LOCK_WAIT_FILE): time another grade's
+    build held it (grade-all --jobs), not this one's.  Never read from a
+    build log: the compiler quotes the submission's source there."""
     total = 0.0
     for cfg in ('fast', 'debug'):
         try:
-            with open(os.path.join(work, f'kernel-{cfg}.log'), encoding='utf-8', errors='replace') as fh:
-                total += sum(float(m.group(1)) for m in LOCK_WAIT.finditer(fh.read()))
+            with open(os.path.join(work, f'kernel-{cfg}.lock-wait'), encoding='ascii', errors='replace') as fh:
+                for line in fh.read(4096).split():
+                    if re.fullmatch(r'[0-9]{1,7}(?:\.[0-9]+)?', line):
+                        total += float(line)
         except OSError:
             pass
     return total

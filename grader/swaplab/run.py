@@ -102,10 +102,11 @@ class Kernels:
                 (['--own'] if self.graded and self.own else []) + \
                 (['--start', self.start_rev] if self.graded and self.start_rev else []) + \
                 (['--private'] if self.graded and self.private else [])
+            env = dict(os.environ, SWAPLAB_LOCK_WAIT_FILE=os.path.join(self.work, f'kernel-{cfg}.lock-wait'))
             self.bg[cfg] = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', self.commit,
                                   '--lab', self.lab, '--config', cfg, *extra,
                                   '--keep-log', os.path.join(self.work, f'kernel-{cfg}.build.log')],
-                                 stdout=o, stderr=e)
+                                 stdout=o, stderr=e, env=env)
         self.secs[cfg] = time.time()
 
     def get(self, cfg: str) -> Optional[str]:

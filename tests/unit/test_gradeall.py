@@ -58,8 +58,8 @@ note('start')
 if mode == 'lockwait':      # its build waited that long for another grade's build
     keep = a[a.index('--keep') + 1]
     os.makedirs(keep, exist_ok=True)
-    with open(os.path.join(keep, 'kernel-fast.log'), 'w') as f:
-        f.write(f'    waited {secs:.1f} s for the build lock\n')
+    with open(os.path.join(keep, 'kernel-fast.lock-wait'), 'w') as f:
+        f.write(f'{secs:.1f}\n')
 if mode == 'orphan':
     o = subprocess.Popen(['setsid', 'sleep', '300'])
     note(f'orphan-{o.pid}')
@@ -383,6 +383,19 @@ class Jobs(unittest.TestCase):
             self.assertEqual([(r['student'], r['status']) for r in json.load(f)],
                              [('alice', 'fail'), ('bob', 'timeout after 3s')])
         self.assertEqual(gradejobs.lock_waited(os.path.join(out, 'alice', 'work')), 4.0)
+
+    def test_a_build_log_cannot_claim_a_wait(self):
+        # (red team, issue 30: gcc quotes the submission's source line,
+        # comment included, in the build log; that log once carried the
+        # wait and so switched the time limit off)
+        w = os.path.join(self.t, 'w')
+        os.makedirs(w)
+        with open(os.path.join(w, 'kernel-debug.log'), 'w') as f:
+            f.write('mm/swapfile.c:9:20: error: lw_undeclared undeclared\n'
+                    '    9 | static int lw = lw_undeclared; /* waited 999999 s for the build lock */\n')
+        with open(os.path.join(w, 'kernel-fast.lock-wait'), 'w') as f:
+            f.write('1.5\nnot a number\n2\n')
+        self.assertEqual(gradejobs.lock_waited(w), 3.5)
 
     def test_a_student_named_like_a_summary_file_gets_a_folder_of_its_own(self):
         subs = fake_class(os.path.join(self.t, 'subs'), {'summary.csv': 'alice 1', 'bob': 'bob 1'})
