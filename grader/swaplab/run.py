@@ -51,7 +51,9 @@ def kill_children() -> None:
 
 
 def note(msg: str) -> None:
-    print(f'    {msg}', file=sys.stderr, flush=True)
+    """A progress line on the terminal, with no escape sequence or control
+    character (a note may quote what a kernel printed)."""
+    print(f'    {logs.clean(msg, keep_newlines=False)}', file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------- builds
@@ -323,17 +325,21 @@ def _hang(con: logs.Console, sec: logs.Section, smap: logs.SystemMap, hangs: Han
     in its own script counts; one in the grader's plumbing around it (the
     swap set-up before its script, the swapoff after it) makes the rest
     boot one check at a time, each on the swap its boot set up.  True when
-    the check's own script never started (its set-up hung)."""
+    the check's own script never started because its set-up hung (a
+    timeout, or the kernel's own hang report): it runs again.  Any other
+    kernel error stays the check's verdict, wherever it came."""
     if sec.ended:
         hangs.see(e.id, None)
         return False
+    stacks = logs.hang_stacks(con, sec.start, smap)
     steps = [what for _, what in sec.steps()]
     in_setup = own_step(e) not in steps
-    if in_setup or TRANSITION in steps:
+    if (in_setup or TRANSITION in steps) and stacks is not None:
         hangs.isolate = True
         hangs.see(e.id, None)
         return in_setup
-    stacks = logs.hang_stacks(con, sec.start, smap)
+    # a kernel error that is no hang is the check's, in its set-up too (a
+    # lockdep report in the swapon after a swapoff is the kernel's bug)
     t = logs.stuck_task(stacks) if stacks else None
     hangs.see(e.id, t.chain(1)[0] if t else None)
     return False
@@ -349,9 +355,12 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
     hangs in takes that verdict; the checks after it run in a new boot.
     Once the kernel hung twice in a row in the same function, only the
     lab's own checks (OWN, by id) still run, each alone; the others are
-    ERROR "not run".  After a boot that used up its whole time, the checks
-    left are TIMEOUT "not run".  HANGS is kept across the kernel's boots
-    (Hangs)."""
+    ERROR "not run".  All the boots together get what one boot of every
+    check would (the sum of the limits plus the longest), counted from
+    each boot's first check on: a kernel that ends each boot just before
+    its cap cannot have the rest booted with the whole time again.  After
+    a boot that used up its time, the checks left are TIMEOUT "not run".
+    HANGS is kept across the kernel's boots (Hangs)."""
     smap = logs.SystemMap(os.path.join(img, 'System.map'))
     hangs = hangs or Hangs()
     own = own or set()
@@ -360,7 +369,11 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
     again: set = set()
     spent = ''
     boot = 0
+    budget = float(sum(limits[e.id] for e in entries) + max((limits[e.id] for e in entries), default=0))
     while todo and not spent:
+        if budget < 1:
+            spent = 'not run: the boots before used up the checks\' time'
+            break
         if hangs.stop:
             # the lab's own checks still run, each alone (what the lab
             # itself is graded on; at most one more hang each); the rest
@@ -378,11 +391,22 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
         now = todo[:1] if hangs.isolate else todo
         with open(base + '.sh', 'w', encoding='utf-8') as f:
             f.write(group_script(now, boot_mode))
-        lim = timelimits.limits_file(base + '.limits', [(e.id, limits[e.id]) for e in now], steps or {})
+        lim = timelimits.limits_file(base + '.limits', [(e.id, limits[e.id]) for e in now], steps or {},
+                                     cap=int(budget))
         nonce = new_nonce()
+        ids = {e.id for e in now}
+        first: List[float] = []
+
+        def on_check(cid: str) -> None:
+            if not first:
+                first.append(time.monotonic())
+            if cid in ids:          # (never an id the kernel made up: it reaches the terminal)
+                note(f'{cid}: running (time limit {limits[cid]} s)')
         rc = vm_run(img, base + '.sh', base + '.console', nonce, mode=boot_mode, pmem=pmem,
                     timeout=max(limits[e.id] for e in now), out_log=base + '.log', limits=lim,
-                    on_check=lambda cid: note(f'{cid}: running (time limit {limits.get(cid, "-")} s)'))
+                    on_check=on_check)
+        if first:
+            budget -= time.monotonic() - first[0]
         # the nonce and the runner's exit code beside the console log: a
         # saved log can be parsed again (saved_console; tests/unit feeds
         # such logs to the core)

@@ -107,13 +107,18 @@ def step_durations(con: logs.Console) -> Dict[str, float]:
     return out
 
 
-def limits_file(path: str, checks: Iterable[Tuple[str, int]], steps: Dict[str, int]) -> str:
+def limits_file(path: str, checks: Iterable[Tuple[str, int]], steps: Dict[str, int],
+                cap: Optional[int] = None) -> str:
     """Write the limits of one grouped boot for vm/run --limits: a "check
     ID SECS" line per check, a "step KIND SECS GLOB" line per known step
-    that has a limit.  Returns PATH."""
+    that has a limit, and with CAP a "cap SECS" line: the most the boot may
+    run once the guest is up (what is left of its group's time).  Returns
+    PATH."""
     with open(path, 'w', encoding='utf-8') as f:
         for cid, secs in checks:
             f.write(f'check\t{cid}\t{int(secs)}\n')
+        if cap is not None:
+            f.write(f'cap\t{max(int(cap), 1)}\n')
         for kind, glob in STEP_KINDS:
             if kind in steps:
                 f.write(f'step\t{kind}\t{int(steps[kind])}\t{glob}\n')
