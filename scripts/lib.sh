@@ -99,6 +99,30 @@ allowlist_paths() {
 	inlabs(lab, $1) && !seen[$2]++ { print $2 }'
 }
 
+# exit_codes: vm/run's exit codes as shell variables, RUN_PASS=0,
+# RUN_TEST_FAILED=1, RUN_KERNEL_ERROR=2, RUN_TIMEOUT=3, RUN_SETUP_FAILED=4,
+# ... from vm/exit-codes, the one list.  Not read when this file is
+# sourced (the container's build copies scripts/lib.sh without vm/): the
+# scripts that compare vm/run's exit status call it
+exit_codes() { read_exit_codes "$SWAPLAB_ROOT/vm/exit-codes"; }
+# read_exit_codes FILE: a variable for each "NAME NUMBER" line of FILE (#
+# starts a comment); dies naming a malformed or repeated line
+read_exit_codes() {
+	local f=$1 line name num rest n=0 seen=" "
+	[ -f "$f" ] || die "no exit codes at $f"
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		read -r name num rest <<<"${line%%#*}"
+		[ -n "$name" ] || continue
+		if ! [[ $name =~ ^RUN_[A-Z0-9_]+$ && $num =~ ^(0|[1-9][0-9]{0,2})$ && -z $rest ]] ||
+			[ "$num" -gt 255 ] || [ "${seen#* "$name" }" != "$seen" ]; then
+			die "$f:$n: want \"RUN_NAME NUMBER  # meaning\" (0..255, each name once), got '$line'"
+		fi
+		seen="$seen$name "
+		printf -v "$name" '%s' "$num"
+	done <"$f"
+}
+
 require_repo() {
 	[ -d "$LINUX_REPO/.git" ] ||
 		die "no kernel work repository at $LINUX_REPO; run 'make setup' first"

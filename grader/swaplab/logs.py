@@ -16,6 +16,7 @@ import subprocess
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from . import exitcodes
 from .checks import ROOT
 
 KERNEL_ERRORS_FILE = os.path.join(ROOT, 'vm', 'kernel-errors')
@@ -220,7 +221,7 @@ def parse_console(text: str, nonce: str, rc: int) -> Console:
     lines = repair_interleaved(text.replace('\r', '').split('\n'))
     cut = len(lines)
     note = ''
-    if rc in (2, 3):
+    if rc in (exitcodes.RUN_KERNEL_ERROR, exitcodes.RUN_TIMEOUT):
         # the first such note, as vm/run reads it: the runner's, or a look-
         # alike the guest printed before it (that only hides its own
         # lines); a look-alike printed after the runner's, while the
@@ -423,9 +424,9 @@ def hang_stacks(con: Console, start: int, smap: Optional[SystemMap] = None) -> O
     line START: after a timeout, the SysRq stacks the runner asked for;
     after the kernel's own hang report (HANG_REPORT), that report's.  None
     when the boot did not end in a hang."""
-    if con.rc == 3:
+    if con.rc == exitcodes.RUN_TIMEOUT:
         return sysrq_stacks(con.after_cut(), smap)
-    if con.rc == 2:
+    if con.rc == exitcodes.RUN_KERNEL_ERROR:
         err = con.kernel_error(start)
         if err and HANG_REPORT.search(err[1]):
             return sysrq_stacks(con.lines[err[0]:], smap)

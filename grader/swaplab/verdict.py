@@ -17,7 +17,7 @@ import os
 import re
 from typing import Dict, List, Optional
 
-from . import logs, plausible, timelimits
+from . import exitcodes, logs, plausible, timelimits
 from .checks import ROOT, Check
 
 VERDICTS = ('PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP')
@@ -132,7 +132,7 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
         if err:
             return r.set('ERROR', f'kernel error before the check started: {logs.strip_ts(err[1]).strip()}',
                          _around(con.lines, err[0]))
-        if con.rc == 3:
+        if con.rc == exitcodes.RUN_TIMEOUT:
             return r.set('TIMEOUT', f'the guest did not come up: {con.note}', '\n'.join(con.lines[-25:]))
         return r.set('ERROR', f'could not run the guest (runner exit {con.rc}): {con.note or "no check started"}',
                      '\n'.join(con.lines[-25:]))
@@ -150,7 +150,7 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
     if not sec.ended:
         step = sec.last_step()
         passed = [n for n, v, _ in results if v == 'PASS']
-        if con.rc == 3:
+        if con.rc == exitcodes.RUN_TIMEOUT:
             stacks = logs.sysrq_stacks(con.after_cut(), smap)
             where = logs.stuck_summary(stacks) or 'no stack: the kernel did not answer SysRq'
             st, spent = timelimits.step_timeout(con.note), timelimits.run_spent(con.note)
