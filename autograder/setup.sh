@@ -31,7 +31,8 @@ conf() { sed -n "s/^$1=//p" "$SRC/swaplab-autograder.conf" | tail -n1; }
 LAB=$(conf LAB)
 COMMIT=$(conf KIT_COMMIT)
 REF=$(conf KIT_REF)
-case "$LAB" in 0[1-6]) ;; *) echo "setup.sh: bad LAB '$LAB' in swaplab-autograder.conf" >&2; exit 1 ;; esac
+# (two digits here; once the kit is checked out, one of its labs)
+case "$LAB" in [0-9][0-9]) ;; *) echo "setup.sh: bad LAB '$LAB' in swaplab-autograder.conf" >&2; exit 1 ;; esac
 # Gradescope's zip upload builds on Ubuntu, which has no linux-source-6.1
 # shellcheck disable=SC1091 # the image's /etc/os-release, not a file of the kit
 os=$(. /etc/os-release 2>/dev/null && echo "${ID:-?} ${VERSION_ID:-?}")
@@ -52,6 +53,9 @@ rm -rf "$KIT"
 git init -q "$KIT"
 git -C "$KIT" fetch -q "$SRC/swaplab.bundle" "$REF"
 git -C "$KIT" -c advice.detachedHead=false checkout -q --detach "$COMMIT"
+# LAB is one of the kit's labs (its lab table, scripts/lib.sh)
+# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
+bash -c '. "$0/scripts/lib.sh" && lab_check "$1" "setup.sh: LAB in swaplab-autograder.conf"' "$KIT" "$LAB" || exit 1
 
 # 2, 3: packages, work repository
 say "Debian packages"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,8 @@ from typing import Dict, List, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(KIT, 'grader'))
-from swaplab import policy  # noqa: E402
+from swaplab import labs  # noqa: E402
+from swaplab.envdefaults import defaults  # noqa: E402
 
 MAX_FILE = 4 << 20          # bytes; the largest lab file is ~110 KB
 PATCH_SUFFIXES = ('.patch', '.diff')
@@ -46,8 +46,7 @@ class Unusable(Exception):
 
 
 def linux_repo() -> str:
-    work = os.environ.get('SWAPLAB_WORK') or os.path.join(KIT, 'work')
-    return os.environ.get('LINUX_REPO') or os.path.join(work, 'linux')
+    return os.environ.get('LINUX_REPO') or defaults()['LINUX_REPO']
 
 
 def git(repo: str, *args: str, env: dict = None, input: bytes = None) -> bytes:
@@ -84,8 +83,8 @@ def pick_patch(lab: str, patches: List[str]) -> str:
 
 def place(lab: str, files: List[str]) -> Tuple[Dict[str, str], List[str]]:
     """{lab file: submitted file}, and the remarks (files left out)."""
-    allowed = policy.allowlist(lab)
-    others = [p for p in policy.allowlist() if p not in allowed]
+    allowed = labs.allowlist(lab)
+    others = [p for p in labs.allowlist() if p not in allowed]
     by_name: Dict[str, List[str]] = {}
     for p in allowed:
         by_name.setdefault(os.path.basename(p), []).append(p)
@@ -175,7 +174,7 @@ def make_patch(lab: str, top: str, out: str) -> List[str]:
     notes += more
     if not placed:
         raise Unusable(f"no file of lab {lab} in the submission; lab {lab} changes "
-                       f"{', '.join(policy.allowlist(lab))}")
+                       f"{', '.join(labs.allowlist(lab))}")
     notes += files_patch(lab, top, placed, out)
     notes.insert(0, 'graded your files: ' + ', '.join(f'{r} as {p}' if r != p else p
                                                       for p, r in sorted(placed.items())))
@@ -189,8 +188,10 @@ def main(argv: List[str]) -> int:
     ap.add_argument('--out', required=True)
     ap.add_argument('--notes')
     a = ap.parse_args(argv)
-    if not re.fullmatch(r'0[1-6]', a.lab):
-        print(f'submission.py: --lab must be 01..06, got {a.lab!r}', file=sys.stderr)
+    try:
+        labs.check(a.lab, 'submission.py: --lab')
+    except labs.NotALab as e:
+        print(e, file=sys.stderr)
         return 3
     rc = 0
     try:

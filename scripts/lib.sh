@@ -31,6 +31,19 @@ export GIT_AUTHOR_NAME="swaplab" GIT_AUTHOR_EMAIL="swaplab@localhost"
 export GIT_COMMITTER_NAME="swaplab" GIT_COMMITTER_EMAIL="swaplab@localhost"
 export GIT_AUTHOR_DATE="2016-10-20T16:31:39Z" GIT_COMMITTER_DATE="2016-10-20T16:31:39Z"
 
+# env_defaults: NAME=VALUE, each ended by a NUL, of what the kit's
+# plumbing expects in its environment (the exports above): the one
+# definition of these defaults, which grader/swaplab/envdefaults.py sets
+# for the Python entry points too (this file must not need Python:
+# scripts/deps, which installs it, sources it)
+env_defaults() {
+	local v
+	for v in SWAPLAB_ROOT SWAPLAB_WORK SWAPLAB_CACHE LINUX_REPO PYTHONDONTWRITEBYTECODE \
+		GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_DATE; do
+		printf '%s=%s\0' "$v" "${!v}"
+	done
+}
+
 if [ -t 2 ]; then
 	_c_red=$'\e[31m' _c_grn=$'\e[32m' _c_dim=$'\e[2m' _c_off=$'\e[0m'
 else
@@ -72,12 +85,69 @@ njobs() {
 	echo "$n"
 }
 
+# The lab table.  The labs are the folders labs/NN-*/ of the kit, 01 ..
+# NN (a student edition holds fewer: scripts/student-kit cuts labs/ at
+# its last lab); stage NN is lab NN's solution, stage 00 the baseline
+# below lab 01, and lab NN starts from stage NN-1.  Every script asks
+# these functions, never a range or an NN-1 of its own; the Python side
+# asks grader/swaplab/labs.py, the same table with the same messages
+# (tests/unit/test_labs.py compares the two).
+# lab_numbers: the labs, two digits each, one a line, in order
+lab_numbers() {
+	local d n prev=""
+	for d in "$SWAPLAB_ROOT"/labs/[0-9][0-9]-*/; do
+		[ -d "$d" ] || continue
+		d=${d%/}
+		n=${d##*/}
+		n=${n:0:2}
+		[ "$n" = "$prev" ] || printf '%s\n' "$n"
+		prev=$n
+	done
+}
+# _span NUMBERS: NUMBERS (one a line) as a message names them: "01..06",
+# "01" for one
+_span() {
+	local first=${1%%$'\n'*} last=${1##*$'\n'}
+	if [ -z "$1" ]; then
+		printf 'a lab of labs/NN-*/ (this kit has none)\n'
+	elif [ "$first" = "$last" ]; then
+		printf '%s\n' "$first"
+	else
+		printf '%s..%s\n' "$first" "$last"
+	fi
+}
+# lab_span, stage_span: the labs ("01..06"), the stages ("00..06")
+lab_span() { _span "$(lab_numbers)"; }
+stage_span() { _span "$(printf '00\n'; lab_numbers)"; }
+# lab_last: the last lab, whose stage is the whole series
+lab_last() {
+	local l
+	l=$(lab_numbers)
+	[ -n "$l" ] || die "no lab in $SWAPLAB_ROOT/labs (labs/NN-*/)"
+	printf '%s\n' "${l##*$'\n'}"
+}
+# is_lab NN, is_stage NN: NN is a lab; a stage (00 or a lab's)
+is_lab() {
+	[[ ${1:-} =~ ^[0-9][0-9]$ ]] || return 1
+	case $'\n'"$(lab_numbers)"$'\n' in *$'\n'"$1"$'\n'*) return 0 ;; esac
+	return 1
+}
+is_stage() { [ "${1:-}" = 00 ] || is_lab "${1:-}"; }
+# lab_check NN [NAME], stage_check NN [NAME]: die unless NN is a lab (a
+# stage): "NAME must be 01..06, got 'NN'" (NAME: LAB, STAGE)
+lab_check() { is_lab "${1:-}" || die "${2:-LAB} must be $(lab_span), got '${1:-nothing}'"; }
+stage_check() { is_stage "${1:-}" || die "${2:-STAGE} must be $(stage_span), got '${1:-nothing}'"; }
+# prev_lab NN [NAME]: the lab before lab NN, NN-1 as two digits: the
+# stage lab NN starts from (lab_check NN NAME first)
+prev_lab() {
+	lab_check "${1:-}" "${2:-LAB}"
+	printf '%02d\n' "$((10#$1 - 1))"
+}
+
 # stage_ref NN: the git ref of reference stage NN in the work repository
 stage_ref() {
-	case "$1" in
-	[0-9][0-9]) echo "stage-$1" ;;
-	*) die "STAGE must be two digits (00..06), got '$1'" ;;
-	esac
+	stage_check "${1:-}" STAGE
+	echo "stage-$1"
 }
 
 # series_patches: the patch names in solutions/series, in order (none
@@ -88,15 +158,12 @@ series_patches() {
 }
 
 # allowlist_paths [LAB]: the files a lab submission may change
-# (grader/allowlist: LABS, tab, path), for lab LAB or for any lab, one per line
+# (grader/allowlist), for lab LAB or for any lab, one per line, in the
+# order the file first names them: its one parser is Python's
+# (grader/swaplab/labs.py), run from grader/ so that no folder of the
+# caller's (a submission's checkout) can stand in for its modules
 allowlist_paths() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SWAPLAB_ROOT/grader/allowlist" | awk -F'\t' -v lab="${1:-}" '
-	function inlabs(l, s,   a, n) {
-		if (s == "all" || l == "") return 1
-		if (index(s, "-")) { split(s, a, "-"); n = l + 0; return n >= a[1] + 0 && n <= a[2] + 0 }
-		return l + 0 == s + 0
-	}
-	inlabs(lab, $1) && !seen[$2]++ { print $2 }'
+	(cd "$SWAPLAB_ROOT/grader" && python3 -m swaplab.labs allowlist ${1:+"$1"})
 }
 
 # exit_codes: vm/run's exit codes as shell variables, RUN_PASS=0,

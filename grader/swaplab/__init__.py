@@ -1,6 +1,10 @@
 """swaplab grader core.
 
 The parts, kept apart as in the kernel's own kunit.py:
+  labs     -- the lab table (labs/NN-*/: the labs, the previous lab, the
+              messages), the kit's root and grader/allowlist's one parser;
+              bottom layer, as scripts/lib.sh's lab_* functions are for bash
+  tsv      -- the one reader of the kit's tables, loud on a bad line; bottom layer
   checks   -- the check table (grader/checks.tsv) and which checks a grade runs
   logs     -- parsers: console logs (nonce-tagged lines, kernel errors, SysRq
               stacks), build logs, KTAP (with the kernel tree's kunit_parser)

@@ -1,16 +1,23 @@
-"""The check table: grader/checks.tsv, and the checks one grade runs."""
+"""The check table: grader/checks.tsv, and the checks one grade runs.
+
+  python3 -m swaplab.checks own LAB      the ids of lab LAB's own checks
+  python3 -m swaplab.checks others LAB   the ids of every other check
+  python3 -m swaplab.checks kind KIND    the ids of the checks of KIND
+(one a line, in table order: what the kit's bash tests read of the
+table, so that it has one reader)."""
 from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from typing import List, Optional
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from . import labs as labs_mod
+from .labs import ROOT
+from .tsv import TableError, rows
+
 CHECKS_TSV = os.path.join(ROOT, 'grader', 'checks.tsv')
-
-
-class TableError(Exception):
-    """checks.tsv is malformed."""
+KINDS = ('build', 'guest', 'lockfp', 'latency')
 
 
 @dataclasses.dataclass
@@ -59,29 +66,15 @@ class Check:
         return None
 
 
-def tsv_rows(path: str):
-    """(columns, 'PATH:LINE') of each row of a kit table: blank lines and
-    lines starting with '#' skipped, tab-separated.  The one reader of the
-    grader's tables (checks, scoring, plausible figures)."""
-    with open(path, encoding='utf-8') as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip('\n')
-            if not line.strip() or line.startswith('#'):
-                continue
-            yield line.split('\t'), f'{path}:{n}'
-
-
 def load(path: str = CHECKS_TSV) -> List[Check]:
     out = []
-    for cols, where in tsv_rows(path):
-        if len(cols) != 4:
-            raise TableError(f'{where}: expected LABS ID KIND ARGS')
+    for n, cols in rows(path, 4, 4, 'LABS ID KIND ARGS'):
         labs, cid, kind, args = cols
-        if kind not in ('build', 'guest', 'lockfp', 'latency'):
-            raise TableError(f'{where}: unknown kind {kind!r}')
+        if kind not in KINDS:
+            raise TableError(f'{path}:{n}: unknown kind {kind!r}')
         c = Check(labs, cid, kind, args.split())
         if kind == 'guest' and len(c.args) < 3:
-            raise TableError(f'{where}: guest checks take CONFIG MODE SCRIPT')
+            raise TableError(f'{path}:{n}: guest checks take CONFIG MODE SCRIPT')
         out.append(c)
     return out
 
@@ -110,3 +103,31 @@ def select(checks: List[Check], lab: str, latency: bool = False, own: bool = Fal
             continue
         out.append(c)
     return out
+
+
+USAGE = 'usage: python3 -m swaplab.checks own LAB | others LAB | kind KIND'
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ('own', 'others', 'kind'):
+        print(USAGE, file=sys.stderr)
+        return 2
+    what, arg = argv
+    if what == 'kind' and arg not in KINDS:
+        print(f"error: KIND must be one of {', '.join(KINDS)}, got '{arg}'", file=sys.stderr)
+        return 2
+    try:
+        if what != 'kind':
+            labs_mod.check(arg)
+        table = load()
+    except (labs_mod.NotALab, TableError, OSError) as e:
+        print(f'error: {e}', file=sys.stderr)
+        return 2
+    for c in table:
+        if (c.labs == arg if what == 'own' else c.labs != arg if what == 'others' else c.kind == arg):
+            print(c.id)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -42,6 +42,7 @@ import sys
 from typing import Dict, List, Optional, Set
 
 from . import policy
+from .labs import allowlist
 
 # the line the overlay puts before each suite's #include (scripts/overlay)
 CUT = 'SWAPLAB_LAB'
@@ -369,7 +370,7 @@ def _git_blob(repo: str, rev: str, path: str) -> str:
 
 def sanctioned_for(repo: str, start: str, ref: str, lab: str) -> Set[str]:
     out: Set[str] = set()
-    for path in policy.allowlist(lab):
+    for path in allowlist(lab):
         out |= sanctioned(defines(_git_blob(repo, start, path)), defines(_git_blob(repo, ref, path)))
     return out
 
@@ -405,7 +406,7 @@ def main(argv: List[str]) -> int:
     lab, sdir, udir, srev, rrev = argv
     repo = os.environ.get('LINUX_REPO', '')
     sanc = sanctioned_for(repo, srev, rrev, lab)
-    own = policy.allowlist(lab)
+    own = allowlist(lab)
     suite = suite_idents(policy.ROOT)
     bad: List[Violation] = []
     files = sorted(f for f in os.listdir(udir) if f.endswith('.i'))

@@ -19,7 +19,7 @@ import os
 import re
 from typing import Dict
 
-from .checks import ROOT
+from .labs import ROOT
 
 EXIT_CODES_FILE = os.path.join(ROOT, 'vm', 'exit-codes')
 _LINE = re.compile(r'(RUN_[A-Z0-9_]+)\s+(0|[1-9][0-9]{0,2})')

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import signal
 import sys
 import time
@@ -13,7 +12,7 @@ import traceback
 from typing import List, Optional
 
 from . import checks as checks_mod
-from . import memcap, procs, report, run
+from . import labs, memcap, procs, report, run
 from .checks import ROOT
 from .envdefaults import env_defaults
 from .intake import GraderError, Rejected, resolve
@@ -138,8 +137,9 @@ def main(argv: List[str]) -> int:
             return 0
         g.lab = a.lab
         sandboxed = sandbox_policy(a)
-        if not re.fullmatch(r'0[0-6]', a.lab or ''):
-            raise GraderError(f"grade: --lab must be 01..06 (00: integrity checks only), got '{a.lab or 'nothing'}'")
+        if not labs.is_stage(a.lab):
+            raise GraderError(f"grade: --lab must be {labs.span()} (00: integrity checks only), "
+                              f"got '{a.lab or 'nothing'}'")
         if not a.src:
             raise GraderError('grade: say what to grade: --stage, --commit, --self, --tree or --patch')
         table = checks_mod.load()

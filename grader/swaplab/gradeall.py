@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import List
 
-from . import checks, procs
+from . import checks, labs, procs
 from .checks import ROOT
 from .gradejobs import (SIGNALS, Stop, concurrency_scale, cores, default_jobs, emit_jobs, fmt_scale, grade_one,
                         grade_pool, merge, on_signal, run_job)
@@ -132,8 +132,10 @@ def main(argv: List[str]) -> int:
     except (IndexError, ValueError, GraderError) as e:
         print(f'error: grade-all: bad arguments: {e} (see --help)', file=sys.stderr)
         return 3
-    if not re.fullmatch(r'0[1-6]', lab):
-        return _bad('--lab must be 01..06')
+    try:
+        labs.check(lab, '--lab')
+    except labs.NotALab as e:
+        return _bad(str(e))
     if not os.path.isdir(folder):
         return _bad(f"no such folder: {folder or 'nothing given'}")
     subs = submissions(folder)
@@ -276,8 +278,10 @@ def main_jobs(argv: List[str]) -> int:
     if opts['--merge']:
         return merge(opts['--merge'])
     lab, only = opts['--lab'], (['--only', opts['--only']] if opts['--only'] else [])
-    if not re.fullmatch(r'0[1-6]', lab):
-        return _bad('--lab must be 01..06')
+    try:
+        labs.check(lab, '--lab')
+    except labs.NotALab as e:
+        return _bad(str(e))
     limit = limit or grade_limit(lab)
     if opts['--run-job']:
         if not opts['--out'] or not os.path.isfile(opts['--run-job']):

@@ -35,8 +35,8 @@ import sys
 import tempfile
 from typing import List, Optional
 
-from . import policy, run
-from .checks import ROOT
+from . import labs, policy, run
+from .labs import ROOT
 
 PATCH_MAX = int(os.environ.get('SWAPLAB_PATCH_MAX') or 1 << 20)
 FILE_MAX = int(os.environ.get('SWAPLAB_FILE_MAX') or 2 << 20)
@@ -153,7 +153,7 @@ def git(*args: str, env: Optional[dict] = None, cwd: Optional[str] = None, check
 def allowlist() -> List[str]:
     """Every file any lab may change: the reference stages compile them
     without a warning, so a warning there is new."""
-    return policy.allowlist()
+    return labs.allowlist()
 
 
 def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
@@ -176,8 +176,10 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
             raise GraderError(f'scripts/start {lab} failed (exit {p.returncode})')
         kind, val = 'tree', repo
     if kind == 'stage':
-        if not re.fullmatch(r'[0-9][0-9]', val):
-            raise GraderError(f"--stage takes two digits (00..06), got '{val}'")
+        try:
+            labs.check_stage(val, '--stage')
+        except labs.NotALab as e:
+            raise GraderError(str(e)) from None
         c = git('rev-parse', '-q', '--verify', f'stage-{val}^{{commit}}', check=False)
         if not c:
             raise GraderError(f'no reference stage {val} yet')
@@ -189,7 +191,8 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
         return c, f'commit {val}'
     # tree or patch: the lab's starting tree
     start = start_ref = ''
-    refs = [f'lab-{lab}-start', f'stage-{int(lab, 10) - 1:02d}']
+    # (grade --lab 00 grades no lab: it has no start)
+    refs = [f'lab-{lab}-start'] + ([f'stage-{labs.previous(lab)}'] if labs.is_lab(lab) else [])
     if kind == 'tree' and os.path.realpath(val) == os.path.realpath(repo):
         refs.insert(0, f'refs/swaplab/start/lab-{lab}')
     for r in refs:

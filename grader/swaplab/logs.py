@@ -17,7 +17,8 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from . import exitcodes
-from .checks import ROOT
+from .envdefaults import defaults
+from .labs import ROOT
 
 KERNEL_ERRORS_FILE = os.path.join(ROOT, 'vm', 'kernel-errors')
 
@@ -487,9 +488,8 @@ def kunit_parser(repo: Optional[str] = None):
     global _kunit_parser
     if _kunit_parser is not None:
         return _kunit_parser
-    repo = repo or os.environ.get('LINUX_REPO') or os.path.join(ROOT, 'work', 'linux')
-    cache = os.path.join(os.environ.get('SWAPLAB_CACHE') or os.path.join(
-        os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'swaplab'), 'kunit-tool')
+    repo = repo or os.environ.get('LINUX_REPO') or defaults()['LINUX_REPO']
+    cache = os.path.join(os.environ.get('SWAPLAB_CACHE') or defaults()['SWAPLAB_CACHE'], 'kunit-tool')
     files = ('kunit_parser.py', 'kunit_printer.py')
     try:
         blobs = [subprocess.run(['git', '-C', repo, 'rev-parse', f'pristine:tools/testing/kunit/{f}'],

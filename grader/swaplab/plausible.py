@@ -17,7 +17,8 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
-from .checks import ROOT, TableError, tsv_rows
+from .labs import ROOT
+from .tsv import TableError, rows, where as at
 
 PLAUSIBLE_TSV = os.path.join(ROOT, 'grader', 'plausible.tsv')
 FUNCS = {'min': min, 'max': max, 'ceil': math.ceil, 'floor': math.floor}
@@ -118,7 +119,8 @@ def load(path: Optional[str] = None) -> Table:
     naming it, never a range that silently does not apply."""
     path = path or os.environ.get('SWAPLAB_PLAUSIBLE') or PLAUSIBLE_TSV
     t = Table({}, [])
-    for w, where in tsv_rows(path):
+    for n, w in rows(path):
+        where = at(path, n)
         if w[0] == 'const' and len(w) == 3:
             if not _NAME.match(w[1]) or w[1] in FUNCS or w[1] in t.consts:
                 raise TableError(f'{where}: const {w[1]!r}: a new name is wanted')

@@ -37,39 +37,11 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import difflib
-import os
 import re
 import subprocess
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .checks import ROOT
-
-ALLOWLIST = os.path.join(ROOT, 'grader', 'allowlist')
-
-
-def allowlist(lab: Optional[str] = None, path: str = ALLOWLIST) -> List[str]:
-    """The files lab LAB's submissions may change (any lab's when None)."""
-    out: List[str] = []
-    with open(path, encoding='utf-8') as f:
-        for line in f:
-            line = line.split('#')[0].strip()
-            if not line:
-                continue
-            labs, _, p = line.partition('\t')
-            p = p.strip()
-            if lab is None or _in(lab, labs.strip()):
-                if p not in out:
-                    out.append(p)
-    return out
-
-
-def _in(lab: str, labs: str) -> bool:
-    if labs == 'all':
-        return True
-    if '-' in labs:
-        a, b = labs.split('-', 1)
-        return int(a, 10) <= int(lab, 10) <= int(b, 10)
-    return int(labs, 10) == int(lab, 10)
+from .labs import allowlist
 
 
 @dataclasses.dataclass

@@ -17,7 +17,8 @@ import os
 import subprocess
 from typing import Dict, Optional
 
-from .checks import ROOT
+from .labs import ROOT
+from .tsv import TableError, rows
 
 RECORDED_TSV = os.path.join(ROOT, 'grader', 'recorded.tsv')
 LOCKSTAT_SH = os.path.join(ROOT, 'tests', 'guest', 'lockstat.sh')
@@ -60,17 +61,17 @@ def _workload_hash() -> str:
 
 
 def load(path: str = RECORDED_TSV) -> Dict[str, Figure]:
-    """The lockfp rows, by stage."""
+    """The lockfp rows, by stage (none when the file is missing).  A row
+    that is not "lockfp" and its eight fields is a TableError: a figure
+    that silently went missing would grade against the wrong one, or
+    none."""
     out: Dict[str, Figure] = {}
     try:
-        with open(path, encoding='utf-8') as f:
-            for line in f:
-                if line.startswith('#') or not line.strip():
-                    continue
-                w = line.rstrip('\n').split('\t')
-                if len(w) >= 9 and w[0] == 'lockfp':
-                    out[w[1]] = Figure(*w[1:9])
-    except OSError:
+        for n, w in rows(path, 9, 9, 'lockfp STAGE METRIC VALUE SPREAD RUNS WORKLOAD MEASURED COMMAND'):
+            if w[0] != 'lockfp':
+                raise TableError(f'{path}:{n}: unknown kind {w[0]!r} (want lockfp)')
+            out[w[1]] = Figure(*w[1:9])
+    except FileNotFoundError:
         pass
     return out
 

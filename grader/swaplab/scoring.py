@@ -19,7 +19,8 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from . import checks as checks_mod
-from .checks import ROOT, TableError, tsv_rows
+from .labs import ROOT
+from .tsv import TableError, rows, where as at
 from .verdict import Record, expected_cases
 
 SCORING_TSV = os.path.join(ROOT, 'grader', 'scoring.tsv')
@@ -63,7 +64,8 @@ def load(path: Optional[str] = None) -> Rules:
     """The scoring table: PATH, else $SWAPLAB_SCORING, else grader/scoring.tsv."""
     path = path or os.environ.get('SWAPLAB_SCORING') or SCORING_TSV
     rules = Rules({}, {}, [])
-    for w, where in tsv_rows(path):
+    for n, w in rows(path):
+        where = at(path, n)
         if w[0] == 'own' and len(w) == 4:
             rules.own.setdefault(w[1], {})[w[2]] = _num(w[3], where)
         elif w[0] == 'case' and len(w) in (5, 6):

@@ -29,7 +29,8 @@ import os
 from typing import Dict, Iterable, Optional, Tuple
 
 from . import logs
-from .checks import ROOT
+from .labs import ROOT
+from .tsv import TableError, rows
 
 LIMITS_FILE = os.path.join(ROOT, 'grader', 'limits.tsv')
 
@@ -44,14 +45,16 @@ STEP_KINDS: Tuple[Tuple[str, str], ...] = (
 
 
 def _rows(path: str = LIMITS_FILE) -> Dict[str, int]:
+    """{ID: LIMIT} of the table (none when the file is missing); a
+    malformed row is a TableError, not a check left without its limit."""
     out: Dict[str, int] = {}
     try:
-        with open(path, encoding='utf-8') as f:
-            for l in f:
-                w = l.split('\t')
-                if len(w) >= 2 and not l.startswith('#'):
-                    out[w[0]] = int(w[1])
-    except OSError:
+        for n, w in rows(path, 2, 3, 'ID LIMIT MEASURED'):
+            try:
+                out[w[0]] = int(w[1])
+            except ValueError:
+                raise TableError(f'{path}:{n}: {w[0]}: LIMIT {w[1]!r} is not a whole number of seconds') from None
+    except FileNotFoundError:
         pass
     return out
 

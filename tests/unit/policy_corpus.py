@@ -18,10 +18,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 
-from swaplab import policy  # noqa: E402
+from swaplab import labs, policy  # noqa: E402
+from swaplab.envdefaults import defaults  # noqa: E402
 
-REPO = os.environ.get('LINUX_REPO') or os.path.join(os.environ.get('SWAPLAB_WORK') or os.path.join(ROOT, 'work'),
-                                                    'linux')
+REPO = os.environ.get('LINUX_REPO') or defaults()['LINUX_REPO']
 passed = failed = 0
 
 
@@ -52,7 +52,7 @@ def report(name: str, files: dict, refused_ok: bool) -> None:
 def applied(base: str, patch: str, lab: str) -> dict:
     """{path: (lab-LAB-start's bytes, BASE's with PATCH applied)} of the lab
     files PATCH changes."""
-    paths = policy.allowlist(lab)
+    paths = labs.allowlist(lab)
     with tempfile.TemporaryDirectory() as d:
         for p in paths:
             data = blob(base, p)
@@ -83,11 +83,11 @@ def main() -> int:
         print(f'  skip  policy corpus: no kernel work repository at {REPO} (make setup)')
         print('0 passed, 0 failed')
         return 0
-    labs = sorted(m.group(1) for m in (re.match(r'lab-([0-9]{2})-start$', t) for t in
-                                       git('tag', '-l', 'lab-*-start').decode().split()) if m)
-    for lab in labs:
+    started = sorted(m.group(1) for m in (re.match(r'lab-([0-9]{2})-start$', t) for t in
+                                          git('tag', '-l', 'lab-*-start').decode().split()) if m)
+    for lab in started:
         changed = git('diff', '--name-only', f'lab-{lab}-start', f'stage-{lab}', '--',
-                      *policy.allowlist(lab)).decode().split()
+                      *labs.allowlist(lab)).decode().split()
         report(f'stage {lab} against lab-{lab}-start',
                {p: (blob(f'lab-{lab}-start', p), blob(f'stage-{lab}', p)) for p in changed}, False)
     for f in sorted(glob.glob(os.path.join(ROOT, 'tests', 'alternatives', '*.patch')) +

@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 sys.path.insert(0, HERE)
 
-from swaplab import checks, logs, model, pipeline, plausible, report, scoring, verdict  # noqa: E402
+from swaplab import checks, labs, logs, model, pipeline, plausible, report, scoring, verdict  # noqa: E402
 import kitrun  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
@@ -393,11 +393,11 @@ class Scoring(unittest.TestCase):
         return g
 
     def test_reference_scores_100_on_every_lab(self):
-        for lab in ('01', '02', '03', '04', '05', '06'):
+        for lab in labs.numbers():
             self.assertEqual(self.grade(lab, self.records(lab)).score, 100, lab)
 
     def test_every_lab_start_scores_at_most_10(self):
-        for lab in ('01', '02', '03', '04', '05', '06'):
+        for lab in labs.numbers():
             g = report.read_json(os.path.join(self.SC, f'start-{lab}.json'))
             g.apply_scoring()
             self.assertLessEqual(g.score, 10, f'lab {lab} start: {report.text_table(g)}')

@@ -23,7 +23,7 @@ DATA = os.path.join(HERE, 'data', 'hours')
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 sys.path.insert(0, HERE)
 
-from swaplab import gradesum, intake  # noqa: E402
+from swaplab import gradesum, intake, labs  # noqa: E402
 import kitrun  # noqa: E402
 
 
@@ -124,6 +124,11 @@ class HandIn(unittest.TestCase):
         for p in ('scripts/handin', 'scripts/lib.sh', 'grader/check-allowlist', 'grader/allowlist'):
             os.makedirs(os.path.dirname(os.path.join(self.kit, p)), exist_ok=True)
             shutil.copy2(os.path.join(ROOT, p), os.path.join(self.kit, p))
+        # the lab table (labs/NN-*/) and the allowlist's parser (grader/swaplab/labs.py)
+        shutil.copytree(os.path.join(ROOT, 'grader', 'swaplab'), os.path.join(self.kit, 'grader', 'swaplab'),
+                        ignore=shutil.ignore_patterns('__pycache__'))
+        for n in labs.numbers():
+            os.makedirs(os.path.join(self.kit, 'labs', f'{n}-lab'))
         self.repo = os.path.join(t, 'linux')
         os.makedirs(os.path.join(self.repo, 'mm'))
         g = ['git', '-C', self.repo, '-c', 'user.name=t', '-c', 'user.email=t@localhost']

@@ -9,7 +9,11 @@ ast, nothing imported:
   - grade.py stays at most GRADE_MAX lines;
   - gradeall.py is grade-all's command line, and nothing imports it
     either: its grades are gradejobs.py's, its summary gradesum.py's,
-    each at most MODULE_MAX lines.
+    each at most MODULE_MAX lines;
+  - labs.py (the lab table, the kit's root, the allowlist's parser) and
+    tsv.py (the table reader) are the bottom layer: they import no module
+    of swaplab, so every other one, and bash through their command lines,
+    can use them.
 Host-only, well under a second.
 """
 import ast
@@ -26,6 +30,7 @@ import kitrun  # noqa: E402
 
 GRADE_MAX = 250
 MODULE_MAX = 450
+BOTTOM = ('labs', 'tsv')
 
 
 def modules():
@@ -105,6 +110,13 @@ class Layers(unittest.TestCase):
             with open(self.mods[name][0], encoding='utf-8') as f:
                 n = len(f.read().splitlines())
             self.assertLessEqual(n, MODULE_MAX, f'{name}.py has {n} lines')
+
+    def test_the_bottom_layer_imports_no_module_of_swaplab(self):
+        for name in BOTTOM:
+            path, tree = self.mods[name]
+            bad = [f'{os.path.relpath(path, ROOT)}:{n.lineno}' for n in ast.walk(tree) if imported(n)
+                   or (isinstance(n, ast.ImportFrom) and n.level > 0)]
+            self.assertEqual(bad, [], f'{name}.py is the bottom layer: it imports no module of swaplab')
 
     def test_no_import_inside_a_function(self):
         bad = [f'{os.path.relpath(path, ROOT)}:{line} (in {fn})'
