@@ -83,32 +83,32 @@ test-smoke: setup
 	@tests/smoke
 
 start: setup
-	@$(S)/start $(LAB) $(if $(filter mine,$(FROM)),mine) $(if $(FRESH),fresh)
+	@$(S)/student/start $(LAB) $(if $(filter mine,$(FROM)),mine) $(if $(FRESH),fresh)
 
 grade: setup
 	@grader/grade --lab $(LAB) --self $(if $(LATENCY),--latency)
 
-# HOURS (command line only) reaches scripts/handin through the environment,
-# never through the shell's quoting: scripts/handin checks it
+# HOURS (command line only) reaches scripts/student/handin through the environment,
+# never through the shell's quoting: scripts/student/handin checks it
 handin: setup
-	@$(if $(ID),SWAPLAB_STUDENT='$(ID)') $(if $(filter command line,$(origin HOURS)),SWAPLAB_HOURS="$$HOURS") $(S)/handin $(LAB)
+	@$(if $(ID),SWAPLAB_STUDENT='$(ID)') $(if $(filter command line,$(origin HOURS)),SWAPLAB_HOURS="$$HOURS") $(S)/student/handin $(LAB)
 
 ## make student-kit LABS=01-NN OUT=dir   instructors: the student edition of
 ##                          labs 01-NN, a new git repository without solutions
 .PHONY: student-kit
 student-kit: setup
-	@$(S)/student-kit "$(LABS)" "$(OUT)"
+	@$(S)/author/student-kit "$(LABS)" "$(OUT)"
 
 ## make bench [VCPUS=2 ROUNDS=3 BENCH_OUT=dir]   the series' effect, stage by stage
 bench: setup
-	@VCPUS=$(or $(VCPUS),2) ROUNDS=$(or $(ROUNDS),3) scripts/bench
+	@VCPUS=$(or $(VCPUS),2) ROUNDS=$(or $(ROUNDS),3) bench/bench
 
 ## make contention [VCPU_LIST="2 4 8" STAGES="00 06" ROUNDS=5]   the series'
 ##                          speed-up in fault latency: oversubscribed vCPUs,
 ##                          interleaved rounds, the contention model and its chart
 .PHONY: contention
 contention: setup
-	@scripts/contention
+	@bench/contention
 
 .PHONY: shell
 shell:

@@ -86,7 +86,7 @@ njobs() {
 }
 
 # The lab table.  The labs are the folders labs/NN-*/ of the kit, 01 ..
-# NN (a student edition holds fewer: scripts/student-kit cuts labs/ at
+# NN (a student edition holds fewer: scripts/author/student-kit cuts labs/ at
 # its last lab); stage NN is lab NN's solution, stage 00 the baseline
 # below lab 01, and lab NN starts from stage NN-1.  Every script asks
 # these functions, never a range or an NN-1 of its own; the Python side

@@ -34,7 +34,7 @@ What to grade:
   --stage MM   reference stage MM
   --commit REV a commit of the work repository
   --self       the student's work tree (work/linux, branch lab-NN, started
-               by scripts/start if need be), committed or not
+               by scripts/student/start if need be), committed or not
   --tree DIR   a kernel source tree
   --patch FILE a patch applied to the lab's starting tree
 Options:

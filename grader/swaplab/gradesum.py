@@ -99,7 +99,7 @@ _HOURS = re.compile(r'(?:[0-9]{1,3}(?:\.[0-9]{1,2})?|\.[0-9]{1,2})')
 
 
 def parse_hours(text: str):
-    """The hours of an "Hours: V" value as scripts/handin writes it: a
+    """The hours of an "Hours: V" value as scripts/student/handin writes it: a
     number over 0 and at most HOURS_MAX, at most three digits and two
     decimals; None for anything else (the value is the student's: it is
     shown, never trusted for anything)."""
@@ -118,7 +118,7 @@ def fmt_hours(v) -> str:
 
 def read_hours(path: str) -> tuple:
     """(hours or '', note) of the hand-in PATH: the "Hours: V" line of its
-    header (scripts/handin: the lines before the first blank line, which
+    header (scripts/student/handin: the lines before the first blank line, which
     git apply and the grader skip).  At most 4 KiB and 12 lines are read;
     a line that is there but holds no valid hours gives '' and a note
     quoting at most 40 characters of it."""

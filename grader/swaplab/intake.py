@@ -171,9 +171,9 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
     kind, val = a.src
     own = kind == 'self'
     if kind == 'self':
-        p = subprocess.run([os.path.join(ROOT, 'scripts', 'start'), lab], stdout=sys.stderr)
+        p = subprocess.run([os.path.join(ROOT, 'scripts', 'student', 'start'), lab], stdout=sys.stderr)
         if p.returncode != 0:
-            raise GraderError(f'scripts/start {lab} failed (exit {p.returncode})')
+            raise GraderError(f'scripts/student/start {lab} failed (exit {p.returncode})')
         kind, val = 'tree', repo
     if kind == 'stage':
         try:

@@ -2,7 +2,7 @@
 
 The lock-fingerprint and latency checks compare the graded kernel with the
 lab's solution kernel, built from the tag stage-NN.  The student edition
-(scripts/student-kit) holds no solution of a lab it releases, so that tag
+(scripts/author/student-kit) holds no solution of a lab it releases, so that tag
 is absent there: the lock fingerprint then compares against the figure
 recorded in grader/recorded.tsv (lock takes per page are counted, not
 timed, so a figure measured once holds on every machine), and the latency
@@ -86,7 +86,7 @@ def lockfp(stage: str, path: str = RECORDED_TSV) -> tuple:
     have = _workload_hash()
     if want != have:
         return None, fig, (f'the recorded stage-{stage} figure was measured with lockstat.sh {want}, '
-                           f'this kit has {have or "none"}: measure it again (scripts/lockfp-record)')
+                           f'this kit has {have or "none"}: measure it again (scripts/author/lockfp-record)')
     return {fig.metric: fig.value}, fig, ''
 
 

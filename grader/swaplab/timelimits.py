@@ -8,7 +8,7 @@ and the policy run.
                   for each (a glob: vm/expect/run-test.exp matches it)
   step_kind       which of them a step's text is
   step_durations  how long each known step took in a boot's console (what
-                  scripts/measure-limits measures the step limits from)
+                  scripts/author/measure-limits measures the step limits from)
   limits_file     the per-check and per-step limits of one grouped boot, as
                   vm/run --limits reads them
   step_timeout    whether the runner stopped a boot at a step's limit
@@ -16,7 +16,7 @@ and the policy run.
                   pipeline.limit_scale)
 
 Every limit is measured on the reference stages with one rule
-(scripts/measure-limits): the longest time a reference took, times 5, at
+(scripts/author/measure-limits): the longest time a reference took, times 5, at
 least a floor (60 s for a check, 10 s for a step).  A step limit is what
 stops a kernel whose swapoff never returns within seconds of the step's
 start, instead of at its check's limit.
@@ -61,14 +61,14 @@ def _rows(path: str = LIMITS_FILE) -> Dict[str, int]:
 
 def limits(path: str = LIMITS_FILE) -> Dict[str, int]:
     """grader/limits.tsv: each guest check's time limit, measured on the
-    reference stages (scripts/measure-limits)."""
+    reference stages (scripts/author/measure-limits)."""
     return {k: v for k, v in _rows(path).items() if ':' not in k}
 
 
 # a submission's time limit in grade-all and the Gradescope bundle: the
 # longest honest grade of its lab (the lab's answer graded with --patch,
 # latency included, built from the lab's warm base: "grade:NN" rows,
-# scripts/measure-limits) times GRADE_FACTOR, at least GRADE_FLOOR;
+# scripts/author/measure-limits) times GRADE_FACTOR, at least GRADE_FLOOR;
 # GRADE_DEFAULT for a lab with no such row
 GRADE_FACTOR, GRADE_FLOOR, GRADE_DEFAULT = 3, 600, 1800
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""refs.py: what scripts/check-refs computes, for tests/handout-refs.
+"""refs.py: what scripts/author/check-refs computes, for tests/handout-refs.
 
   refs.py tags CHECK_REFS KIT
       the work-repository tags that CHECK_REFS (the path of
-      scripts/check-refs, loaded as a module) expects for the kit at KIT,
+      scripts/author/check-refs, loaded as a module) expects for the kit at KIT,
       sorted, on one line, space-separated: what make setup tags.
 
 A check-refs that fails to load or to compute ends in Python's traceback

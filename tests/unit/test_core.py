@@ -22,9 +22,11 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
+sys.path.insert(0, os.path.join(ROOT, 'bench'))
 sys.path.insert(0, HERE)
 
-from swaplab import checks, labs, logs, model, pipeline, plausible, report, scoring, verdict  # noqa: E402
+from benchlib import model  # noqa: E402
+from swaplab import checks, labs, logs, pipeline, plausible, report, scoring, verdict  # noqa: E402
 import kitrun  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
@@ -1023,8 +1025,8 @@ class Numbers(unittest.TestCase):
         table = [dict(zip(('file', 'quoted', 'value', 'command'), r), line=i) for i, r in enumerate(rows, 1)]
         return self.n.check(table, self.root)
 
-    CMD = 'PAGES=4096 scripts/lockstat-table'
-    GOOD = 'The table (`PAGES=4096 scripts/lockstat-table`) says 6.50 at 00, 0.024 at 06: 270x.\n'
+    CMD = 'PAGES=4096 bench/lockstat-table'
+    GOOD = 'The table (`PAGES=4096 bench/lockstat-table`) says 6.50 at 00, 0.024 at 06: 270x.\n'
     ROWS = [('labs/01-x/README.md', '6.50', 'lockstat:00', CMD),
             ('labs/01-x/README.md', '0.024', 'lockstat:06', CMD),
             ('labs/01-x/README.md', '270x', 'lockstat:00/lockstat:06', CMD)]
@@ -1043,7 +1045,7 @@ class Numbers(unittest.TestCase):
         self.assertTrue(any('quotes 6.54' in b and '6.503' in b for b in bad), bad)
 
     def test_command_must_be_named_nearby(self):
-        far = 'The table (`PAGES=4096 scripts/lockstat-table`).\n' + '\n' * 20 + 'It says 6.50.\n'
+        far = 'The table (`PAGES=4096 bench/lockstat-table`).\n' + '\n' * 20 + 'It says 6.50.\n'
         _, bad, _ = self.run_check(far, self.ROWS[:1])
         self.assertTrue(any('is not named within' in b for b in bad), bad)
 
@@ -1144,7 +1146,7 @@ class Numbers(unittest.TestCase):
 
 
 class Model(unittest.TestCase):
-    """grader/swaplab/model.py: the MVA contention model and its chart."""
+    """bench/benchlib/model.py: the MVA contention model and its chart."""
 
     def test_mva(self):
         self.assertAlmostEqual(model.mva(3.0, 27.0, 1), 30.0)
@@ -1164,7 +1166,7 @@ class Model(unittest.TestCase):
                         for s, l, h in (('00', l0, 3000.0), ('06', l6, 40.0))]
                 with open(os.path.join(d, f'b{v}', 'results.json'), 'w') as f:
                     json.dump({'environment': {'vcpus': v, 'host_cores': 2}, 'stages': rows}, f)
-            p = subprocess.run([os.path.join(ROOT, 'grader', 'bench-model'), os.path.join(d, 'o'),
+            p = subprocess.run([os.path.join(ROOT, 'bench', 'bench-model'), os.path.join(d, 'o'),
                                 os.path.join(d, 'b2'), os.path.join(d, 'b8')], capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, p.stderr)
             j = json.load(open(os.path.join(d, 'o', 'model.json')))
@@ -1194,7 +1196,7 @@ class Limits(unittest.TestCase):
         """A guest check without a row in grader/limits.tsv gets 600 s, and
         a boot takes the longest limit of its checks: one new check left
         out would let a hung kernel hold every check of its boot for ten
-        minutes (scripts/measure-limits writes the rows)."""
+        minutes (scripts/author/measure-limits writes the rows)."""
         from swaplab import pipeline
         have = pipeline.limits()
         all_checks = checks.load()
@@ -1202,7 +1204,7 @@ class Limits(unittest.TestCase):
         if any(c.kind == 'lockfp' for c in all_checks):
             want.add('lockfp-mine')
         self.assertEqual(sorted(want - set(have)), [],
-                         'guest checks with no row in grader/limits.tsv (run scripts/measure-limits '
+                         'guest checks with no row in grader/limits.tsv (run scripts/author/measure-limits '
                          'on the reference grades of tests/stages, full tier)')
 
 

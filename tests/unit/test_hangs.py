@@ -4,7 +4,7 @@
     run with a stand-in for QEMU (a shell script that prints what a guest
     would), no kernel;
   - the step limits are measured from consoles (timelimits.step_durations,
-    scripts/measure-limits);
+    scripts/author/measure-limits);
   - a kernel that hangs in the same function in two checks in a row is not
     booted again for the rest (run.run_group with vm_run replaced by saved
     consoles);
@@ -184,7 +184,7 @@ class StepLimits(unittest.TestCase):
         """grader/limits.tsv has a row per known step, from measure-limits."""
         have = timelimits.step_limits()
         self.assertEqual(sorted(have), sorted(k for k, _ in timelimits.STEP_KINDS),
-                         'run scripts/measure-limits on reference grades kept with --keep')
+                         'run scripts/author/measure-limits on reference grades kept with --keep')
         for k, v in have.items():
             self.assertGreaterEqual(v, 10, k)
 
@@ -208,7 +208,7 @@ class StepLimits(unittest.TestCase):
                     json.dump({'lab': '01', 'score': score, 'seconds': secs, 'context': {'submission': sub},
                                'checks': [{'id': 'latency', 'verdict': 'PASS', 'seconds': 50.0}]}, f)
             out = os.path.join(d, 'limits.tsv')
-            subprocess.run([os.path.join(ROOT, 'scripts', 'measure-limits'), '--out', out, keep + '.json',
+            subprocess.run([os.path.join(ROOT, 'scripts', 'author', 'measure-limits'), '--out', out, keep + '.json',
                             *(os.path.join(d, n + '.json') for n in ('ans', 'ans2', 'stage', 'bad'))],
                            check=True, stdout=subprocess.DEVNULL)
             with open(out) as f:

@@ -1,11 +1,11 @@
 """The hours a student gives with a hand-in (make handin HOURS=6.5): what
-scripts/handin accepts and writes ("Hours: V" in the patch's header), that
+scripts/student/handin accepts and writes ("Hours: V" in the patch's header), that
 the grader's intake takes such a patch as any other, and how grader/grade-all
 reads it into summary.csv, .json and .html (grader/swaplab/gradesum.py:
 validated, never trusted, escaped).  The hand-ins in data/hours/ are saved
 fixtures: alice gives 6.5 h, bob nothing, carol a CSV formula and markup,
 dave 250 h (over the cap), erin a bare diff whose added line reads
-"Hours: 7".  Host-only, a few seconds: scripts/handin runs on a toy work
+"Hours: 7".  Host-only, a few seconds: scripts/student/handin runs on a toy work
 repository in a temporary kit root.
 """
 import csv
@@ -114,14 +114,14 @@ class Summary(unittest.TestCase):
 
 
 class HandIn(unittest.TestCase):
-    """scripts/handin with HOURS, on a toy work repository, in a temporary
+    """scripts/student/handin with HOURS, on a toy work repository, in a temporary
     kit root (its out/handin/ is the temporary one)."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         t = self.tmp.name
         self.kit = os.path.join(t, 'kit')
-        for p in ('scripts/handin', 'scripts/lib.sh', 'grader/check-allowlist', 'grader/allowlist'):
+        for p in ('scripts/student/handin', 'scripts/lib.sh', 'grader/check-allowlist', 'grader/allowlist'):
             os.makedirs(os.path.dirname(os.path.join(self.kit, p)), exist_ok=True)
             shutil.copy2(os.path.join(ROOT, p), os.path.join(self.kit, p))
         # the lab table (labs/NN-*/) and the allowlist's parser (grader/swaplab/labs.py)
@@ -147,7 +147,7 @@ class HandIn(unittest.TestCase):
         e = {k: v for k, v in os.environ.items() if not k.startswith(('SWAPLAB_', 'GIT_'))}
         e.update(SWAPLAB_ROOT=self.kit, SWAPLAB_WORK=os.path.join(self.tmp.name, 'work'), LINUX_REPO=self.repo,
                  SWAPLAB_STUDENT='s1234', **env)
-        return subprocess.run([os.path.join(self.kit, 'scripts', 'handin'), '01'], capture_output=True,
+        return subprocess.run([os.path.join(self.kit, 'scripts', 'student', 'handin'), '01'], capture_output=True,
                               text=True, env=e, timeout=60)
 
     def out(self):

@@ -304,7 +304,9 @@ class EnvDefaults(unittest.TestCase):
         # for another kit's work repository, not this one's default: left out)
         pyfiles = [p for p in glob.glob(os.path.join(ROOT, 'grader', 'swaplab', '*.py')) +
                    glob.glob(os.path.join(ROOT, 'autograder', '*')) + glob.glob(os.path.join(ROOT, 'grader', '*')) +
-                   glob.glob(os.path.join(ROOT, 'scripts', '*')) + [os.path.join(HERE, 'policy_corpus.py')]
+                   glob.glob(os.path.join(ROOT, 'scripts', '*')) + glob.glob(os.path.join(ROOT, 'scripts', '*', '*')) +
+                   glob.glob(os.path.join(ROOT, 'bench', '*')) + glob.glob(os.path.join(ROOT, 'bench', '*', '*.py')) +
+                   [os.path.join(HERE, 'policy_corpus.py')]
                    if os.path.isfile(p) and os.path.basename(p) != 'check-refs']
         bad = []
         for p in pyfiles:

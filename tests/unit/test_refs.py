@@ -1,4 +1,4 @@
-"""scripts/check-refs: no dangling reference in the handouts a kit ships.
+"""scripts/author/check-refs: no dangling reference in the handouts a kit ships.
 Its logic on small fixture kits and texts (a handout naming a path, a make
 target or a tag the kit lacks is caught; one naming what is there is not;
 the tags come from the fixture's scripts and data), then the checker on
@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import kitrun  # noqa: E402
 
-cr = SourceFileLoader('check_refs', os.path.join(ROOT, 'scripts', 'check-refs')).load_module()
+cr = SourceFileLoader('check_refs', os.path.join(ROOT, 'scripts', 'author', 'check-refs')).load_module()
 
 MAKEFILE = """\
 .PHONY: help setup grade run
@@ -37,13 +37,13 @@ SCRIPTS = {
     'setup-tree': 'git -C "$tmp" tag pristine\n# a comment: tag nothing\n',
     'stages': 'for t in $(g tag -l "stage-[0-9][0-9]"); do g tag -d "$t"; done\ng tag -f "stage-$num" "$head" >/dev/null\n',
     'lab-starts': 'g tag -f "lab-$lab-start" "$c" >/dev/null\n',
-    'start': 'br=lab-$lab\n',
-    'student-kit': "awk '/^## /{keep = ($0 ~ /^## (Quickstart|Students)/)} keep' README.md\n",
-    'lab-time': '',
+    'student/start': 'br=lab-$lab\n',
+    'author/student-kit': "awk '/^## /{keep = ($0 ~ /^## (Quickstart|Students)/)} keep' README.md\n",
+    'handout/lab-time': '',
 }
 README = """# kit
 
-Intro: `scripts/lab-time`.
+Intro: `scripts/handout/lab-time`.
 
 ## Quickstart
 
@@ -171,7 +171,7 @@ class Extract(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             _, refs = check(kit(d, GOOD), KERNEL)
         readme = {(r.kind, r.name) for r in refs if r.file == 'README.md'}
-        self.assertEqual(readme, {('path', 'scripts/lab-time'), ('target', 'grade'), ('target', 'run'),
+        self.assertEqual(readme, {('path', 'scripts/handout/lab-time'), ('target', 'grade'), ('target', 'run'),
                                   ('lab', '01'), ('path', 'tests/guest/smoke.sh')})
 
 
@@ -203,7 +203,7 @@ class Dangling(unittest.TestCase):
     def test_the_command_exits_1_and_names_the_line(self):
         with tempfile.TemporaryDirectory() as d:
             kit(d, BAD)
-            p = subprocess.run([sys.executable, os.path.join(ROOT, 'scripts', 'check-refs'), '--kit', d,
+            p = subprocess.run([sys.executable, os.path.join(ROOT, 'scripts', 'author', 'check-refs'), '--kit', d,
                                 '--linux-repo', os.path.join(d, 'none')], capture_output=True, text=True)
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn('labs/01-a/README.md:3: path scripts/nope: dangling (not in this kit)', p.stdout)

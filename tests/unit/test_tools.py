@@ -281,7 +281,7 @@ class Refs(Tmp):
         self.assertEqual(tool('refs', 'tags', cr, 'lab-01-start'), (0, 'lab-01-start pristine stage-01\n', ''))
 
     def test_tags_of_the_kit(self):
-        rc, out, err = tool('refs', 'tags', os.path.join(ROOT, 'scripts', 'check-refs'), ROOT,
+        rc, out, err = tool('refs', 'tags', os.path.join(ROOT, 'scripts', 'author', 'check-refs'), ROOT,
                             env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'))
         self.assertEqual(rc, 0, err)
         self.assertIn('pristine', out.split())

@@ -1,7 +1,7 @@
 """A contention model of the swap-in fault, and the chart that puts it
 beside the measurements and the seed's figures.
 
-  grader/bench-model OUT BENCH_DIR...
+  bench/bench-model OUT BENCH_DIR...
 
 Each BENCH_DIR is a `make bench` output (results.json) of one vCPU count.
 Per stage, the model takes from the lowest-vCPU bench:

@@ -1,8 +1,8 @@
-"""scripts/bench's report: read the runs' results (the METRIC lines vm/run
+"""bench/bench's report: read the runs' results (the METRIC lines vm/run
 kept, through the core's parser), aggregate per stage, and write
 results.md, results.json (json module) and plot.dat for gnuplot.
 
-  grader/bench-report OUT KEY=VALUE... -- STAGE...
+  bench/bench-report OUT KEY=VALUE... -- STAGE...
 OUT/runs/STAGE-KIND-ROUND.results are the inputs; the KEY=VALUE pairs
 describe the run (accel, vcpus, rounds, ws_mb, accesses_per_thread, pages,
 ...): numbers are kept as numbers."""
@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Dict, List, Optional
 
-from .run import results_metrics
+from swaplab.run import results_metrics
 
 
 def _num(v: Optional[str]) -> Optional[float]:
