@@ -44,7 +44,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from . import memcap, procs, report
 from .checks import ROOT
@@ -69,21 +69,27 @@ def grade_one(f: str, lab: str, d: str, limit: int, only: List[str]) -> dict:
     return row_of(d, run_grade(f, lab, d, limit, only))
 
 
-def lock_waited(work: str) -> float:
-    """Seconds a grade's builds spent waiting for the build lock, as
-    scripts/build-kernel writes them (one number a line) to the grade's
-    kernel-CONFIG.lock-wait (SWAPLAB_LOCK_WAIT_FILE): time another grade's
-    build held it (grade-all --jobs), not this one's.  Never read from a
-    build log: the compiler quotes the submission's source there."""
+def lock_waited(work: str, now: Optional[float] = None) -> float:
+    """Seconds a grade's builds spent waiting for the build lock: time
+    another grade's build held it (grade-all --jobs), not this one's.
+    scripts/build-kernel writes each wait that is over (one number a line)
+    to the grade's kernel-CONFIG.lock-wait (SWAPLAB_LOCK_WAIT_FILE), and
+    the start of one still going (epoch seconds) to kernel-CONFIG.lock-wait.open:
+    a wait counts while it lasts.  Never read from a build log: the
+    compiler quotes the submission's source there."""
+    now = time.time() if now is None else now
     total = 0.0
     for cfg in ('fast', 'debug'):
-        try:
-            with open(os.path.join(work, f'kernel-{cfg}.lock-wait'), encoding='ascii', errors='replace') as fh:
-                for line in fh.read(4096).split():
-                    if re.fullmatch(r'[0-9]{1,7}(?:\.[0-9]+)?', line):
-                        total += float(line)
-        except OSError:
-            pass
+        base = os.path.join(work, f'kernel-{cfg}.lock-wait')
+        for path, still in ((base, False), (base + '.open', True)):
+            try:
+                with open(path, encoding='ascii', errors='replace') as fh:
+                    words = fh.read(4096).split()
+            except OSError:
+                continue
+            for w in words[-1:] if still else words:
+                if re.fullmatch(r'[0-9]{1,12}(?:\.[0-9]+)?', w):
+                    total += max(0.0, now - float(w)) if still else float(w)
     return total
 
 

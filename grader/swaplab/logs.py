@@ -39,8 +39,12 @@ KERNEL_ERROR_RE = load_kernel_errors()
 
 # ---------------------------------------------------------------- text hygiene
 _ANSI = re.compile(r'\x1b(\[[0-9;?]*[ -/]*[@-~]|[@-Z\\-_])')
-# C0 controls but tab and newline, DEL, C1 controls, and what XML 1.0 forbids
-_CTRL = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]')
+# C0 controls but tab and newline, DEL, C1 controls, what XML 1.0 forbids,
+# and the invisible format characters that reorder or hide text on a
+# terminal or a page (bidi embeddings, overrides and isolates, zero-width
+# characters, the BOM)
+_CTRL = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069'
+                   '\ufeff\ud800-\udfff\ufffe\uffff]')
 
 
 def clean(s: str, keep_newlines: bool = True) -> str:

@@ -32,7 +32,7 @@ import tempfile
 import time
 from typing import Dict, List, Optional, Tuple
 
-from . import refdata, report, run, verdict
+from . import refdata, report, run, timelimits, verdict
 from .checks import ROOT, Check
 from .intake import GraderError, Rejected, allowlist
 from .report import Grade
@@ -160,6 +160,7 @@ class Grader:
         run.note('time limits: ' + ', '.join(f'{i} {s} s' for i, s in lim.items()) +
                  ('; steps: ' + ', '.join(f'{k} {s} s' for k, s in self.steps.items()) if self.steps else ''))
         return run.run_group(self.work, img, mode, pmem, lim, entries, steps=self.steps,
+                             append=timelimits.detector_args(self.scale),
                              hangs=self.hangs.setdefault(os.path.realpath(img), run.Hangs()), own=self.own)
 
     def record(self, r: Record) -> None:
@@ -312,7 +313,7 @@ class Grader:
                 run.note(f'latency round {rd}/{rounds}: {who}' + (f' (time limit {limit} s)' if who == 'mine' else ''))
                 t0 = time.monotonic()
                 _, m = run.measure_run(k, test, os.path.join(self.work, f'{c.id}-{who}-{rd}.console'),
-                                       cpus=cpus, append=f'swaplab.pages={pages}', out_log=log, limit=limit)
+                                       cpus=cpus, append=f'swaplab.pages={pages} {timelimits.detector_args(self.scale)}'.strip(), out_log=log, limit=limit)
                 meas.append({'who': who, 'round': rd, 'median': _num(m.get('fault_median_us')),
                              'p99': _num(m.get('fault_p99_us'))})
                 if meas[-1]['median'] is None:
@@ -396,7 +397,7 @@ def write_reports(g: Grade, a: argparse.Namespace) -> None:
                             r.reason.replace('\t', ' ')])
 
 
-_KEEP_PATTERNS = re.compile(r'(\.(console|log|json|tsv|sh|results|path|t|secs|rc)|^group-.*)$')
+_KEEP_PATTERNS = re.compile(r'(\.(console|log|json|tsv|sh|results|path|t|secs|rc|lock-wait|lock-wait\.open)|^group-.*)$')
 
 
 def prepare_work(keep: Optional[str]) -> str:

@@ -345,9 +345,27 @@ def _hang(con: logs.Console, sec: logs.Section, smap: logs.SystemMap, hangs: Han
     return False
 
 
+def out_of_order(seen: List[str], expected: List[str]) -> Set[str]:
+    """The checks of EXPECTED (a boot's, in the order its script runs
+    them) whose CHECK markers the console shows repeated or out of that
+    order (SEEN: the sections' ids, in console order).  An honest boot's
+    are a prefix of EXPECTED; from the first marker that breaks it on,
+    every check it names, and the check that was running, are out."""
+    k = 0
+    while k < len(seen) and k < len(expected) and seen[k] == expected[k]:
+        k += 1
+    if k == len(seen):
+        return set()
+    bad = {i for i in seen[k:] if i in expected}
+    if k > 0:
+        bad.add(expected[k - 1])
+    return bad
+
+
 def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, int],
               entries: List[Entry], steps: Optional[Dict[str, int]] = None,
-              hangs: Optional[Hangs] = None, own: Optional[Set[str]] = None) -> Dict[str, Record]:
+              hangs: Optional[Hangs] = None, own: Optional[Set[str]] = None,
+              append: str = '') -> Dict[str, Record]:
     """Run ENTRIES (same kernel, same boot set-up) in as few boots as
     possible.  Each check has its own time limit (LIMITS, by id), and the
     known steps theirs (STEPS, by kind: timelimits.STEP_KINDS); a boot has
@@ -355,12 +373,13 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
     hangs in takes that verdict; the checks after it run in a new boot.
     Once the kernel hung twice in a row in the same function, only the
     lab's own checks (OWN, by id) still run, each alone; the others are
-    ERROR "not run".  All the boots together get what one boot of every
-    check would (the sum of the limits plus the longest), counted from
-    each boot's first check on: a kernel that ends each boot just before
-    its cap cannot have the rest booted with the whole time again.  After
-    a boot that used up its time, the checks left are TIMEOUT "not run".
-    HANGS is kept across the kernel's boots (Hangs)."""
+    ERROR "not run".  All the boots together get one time
+    (timelimits.group_budget: the sum of the limits plus the longest, and
+    a boot's worth for each check), counted on the host from each boot's
+    start: a kernel that ends each boot early on purpose cannot have the
+    rest booted with the whole time again (and each boot decides one
+    check at least, or is a rerun after a set-up hang, once a check).  After a boot that used up its time, the checks left are
+    TIMEOUT "not run".  HANGS is kept across the kernel's boots (Hangs)."""
     smap = logs.SystemMap(os.path.join(img, 'System.map'))
     hangs = hangs or Hangs()
     own = own or set()
@@ -369,7 +388,7 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
     again: set = set()
     spent = ''
     boot = 0
-    budget = float(sum(limits[e.id] for e in entries) + max((limits[e.id] for e in entries), default=0))
+    budget = float(timelimits.group_budget([limits[e.id] for e in entries]))
     while todo and not spent:
         if budget < 1:
             spent = 'not run: the boots before used up the checks\' time'
@@ -395,18 +414,15 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
                                      cap=int(budget))
         nonce = new_nonce()
         ids = {e.id for e in now}
-        first: List[float] = []
 
         def on_check(cid: str) -> None:
-            if not first:
-                first.append(time.monotonic())
             if cid in ids:          # (never an id the kernel made up: it reaches the terminal)
                 note(f'{cid}: running (time limit {limits[cid]} s)')
+        t0 = time.monotonic()
         rc = vm_run(img, base + '.sh', base + '.console', nonce, mode=boot_mode, pmem=pmem,
                     timeout=max(limits[e.id] for e in now), out_log=base + '.log', limits=lim,
-                    on_check=on_check)
-        if first:
-            budget -= time.monotonic() - first[0]
+                    on_check=on_check, append=append)
+        budget -= time.monotonic() - t0
         # the nonce and the runner's exit code beside the console log: a
         # saved log can be parsed again (saved_console; tests/unit feeds
         # such logs to the core)
@@ -416,8 +432,15 @@ def run_group(work: str, img: str, boot_mode: str, pmem: str, limits: Dict[str, 
         used_up = timelimits.run_spent(con.note)
         secs = {s.id: s for s in con.sections()}
         started = [e for e in now if e.id in secs]
+        forged = out_of_order([s.id for s in con.sections()], [e.id for e in now])
         for i, e in enumerate(started):
             last = e is started[-1]
+            if e.id in forged:
+                out[e.id] = verdict.decide_markers_out_of_order(e.check, [x.id for x in now])
+                out[e.id].id = e.id
+                out[e.id].logs['console'] = base + '.console'
+                hangs.see(e.id, None)
+                continue
             r = verdict.decide_guest(e.check, con, secs[e.id], limits[e.id], smap, last=last)
             r.id = e.id
             r.metrics.update(secs[e.id].metrics())
@@ -507,7 +530,11 @@ def measure_run(img: str, test: str, log: str, *, cpus: int, append: str, limit:
     nonce = new_nonce()
     rc = vm_run(img, test, log, nonce, cpus=cpus, append=append, timeout=limit, out_log=out_log)
     con = logs.parse_console(logs.read_text(log), nonce, rc)
-    sec = con.sections()[0]
+    secs = con.sections()
     c = Check('-', 'run', 'guest', ['fast', 'pmem', os.path.basename(test)])
-    r = verdict.decide_guest(c, con, sec, limit)
-    return r, sec.metrics() if r.verdict == 'PASS' else {}
+    if not secs:
+        # (only markers of no check: the kernel printed them, a single
+        # test prints none)
+        return verdict.decide_guest(c, con, None, limit), {}
+    r = verdict.decide_guest(c, con, secs[0], limit)
+    return r, secs[0].metrics() if r.verdict == 'PASS' else {}

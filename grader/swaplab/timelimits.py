@@ -26,7 +26,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
-from typing import Dict, Iterable, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from . import logs
 from .labs import ROOT
@@ -108,6 +108,40 @@ def step_durations(con: logs.Console) -> Dict[str, float]:
             if end is not None and end >= t:
                 out[kind] = max(out.get(kind, 0.0), round(end - t, 2))
     return out
+
+
+# the host seconds a boot of a group is allowed besides its checks' limits
+# (QEMU's start, the kernel's boot to the READY line, the swap set-up and
+# the runner's wait after the end: 3-10 s a boot under TCG here)
+BOOT_ALLOWANCE = 15
+
+
+def group_budget(check_limits: List[int]) -> int:
+    """The host seconds all the boots of one group may take together
+    (run.run_group): one boot of every check (the sum of their limits,
+    plus the longest for the boot's start and end) and a boot's allowance
+    for each check (each may end up booting alone)."""
+    if not check_limits:
+        return 0
+    return sum(check_limits) + max(check_limits) + BOOT_ALLOWANCE * len(check_limits)
+
+
+# the kernel's own hang detectors as vm/configs/fast.config sets them:
+# a task blocked this long (s), a CPU in the kernel 2 x watchdog_thresh, an
+# RCU grace period held up this long
+HUNG_TASK_SECS, WATCHDOG_THRESH, RCU_STALL_SECS = 10, 10, 20
+
+
+def detector_args(scale: float) -> str:
+    """Kernel command-line words that scale the guest's hang detectors as
+    the grade's limits are (SWAPLAB_LIMIT_SCALE: grade-all --jobs, a slow
+    host): a starved vCPU must not make an honest kernel report a hang.
+    Empty at scale 1 (the configs' own values)."""
+    if scale <= 1:
+        return ''
+    up = lambda v: int(math.ceil(v * scale - 1e-9))    # noqa: E731
+    return (f'sysctl.kernel.hung_task_timeout_secs={up(HUNG_TASK_SECS)} watchdog_thresh={up(WATCHDOG_THRESH)} '
+            f'rcupdate.rcu_cpu_stall_timeout={min(300, up(RCU_STALL_SECS))}')
 
 
 def limits_file(path: str, checks: Iterable[Tuple[str, int]], steps: Dict[str, int],

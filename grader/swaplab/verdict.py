@@ -196,6 +196,16 @@ def decide_not_run_hang(c: Check, func: str, first: str) -> Record:
     return new(c).set('ERROR', f'not run: the kernel hangs in {func} (see {first})')
 
 
+def decide_markers_out_of_order(c: Check, expected: List[str]) -> Record:
+    """A check of a grouped boot whose console shows the grader's CHECK
+    markers repeated or out of the order the boot ran them in (the guest
+    script prints each once, in order): the kernel under test printed
+    them, and the check's time and result cannot be told apart from its
+    neighbour's (run.run_group)."""
+    return new(c).set('ERROR', 'the console shows the check markers repeated or out of their order '
+                               f"({', '.join(expected)}): printed by the kernel under test, not the grader")
+
+
 def decide_not_run(c: Check, why: str) -> Record:
     """A check its boot's time ran out before (run.run_group): TIMEOUT."""
     return new(c).set('TIMEOUT', why)

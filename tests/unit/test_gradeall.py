@@ -396,6 +396,21 @@ class Jobs(unittest.TestCase):
         with open(os.path.join(w, 'kernel-fast.lock-wait'), 'w') as f:
             f.write('1.5\nnot a number\n2\n')
         self.assertEqual(gradejobs.lock_waited(w), 3.5)
+        # (red team, issue 30, round 2) a wait still going counts while it
+        # lasts: written only once over, a build holding the lock to its
+        # timeout made the grade queued behind it time out at its limit
+        with open(os.path.join(w, 'kernel-debug.lock-wait.open'), 'w') as f:
+            f.write('1000.5\n')
+        self.assertEqual(gradejobs.lock_waited(w, now=1010.5), 13.5)
+        self.assertEqual(gradejobs.lock_waited(w, now=900.0), 3.5)
+        p = subprocess.Popen(['sleep', '4'])
+        with open(os.path.join(w, 'kernel-debug.lock-wait.open'), 'w') as f:
+            f.write(f'{time.time():.2f}\n')
+        try:
+            self.assertEqual(gradejobs.wait_counting_lock(p, 1, w, poll=0.2), 0)
+        finally:
+            p.kill()
+            p.wait()
 
     def test_a_student_named_like_a_summary_file_gets_a_folder_of_its_own(self):
         subs = fake_class(os.path.join(self.t, 'subs'), {'summary.csv': 'alice 1', 'bob': 'bob 1'})
@@ -583,3 +598,18 @@ if __name__ == '__main__':
         write_golden()
         sys.exit(0)
     kitrun.main(__name__, 'grade-all')
+
+
+class KeptFolder(unittest.TestCase):
+    def test_a_kept_folder_drops_the_earlier_grades_lock_waits(self):
+        # (red team, issue 30, round 2) build-kernel appends to the wait
+        # files: an earlier grade's waits in a reused --keep folder would
+        # have stretched the new grade's limit
+        with tempfile.TemporaryDirectory() as d:
+            names = ('kernel-fast.lock-wait', 'kernel-debug.lock-wait.open', 'pageout.console', 'notes.txt')
+            for n in names:
+                with open(os.path.join(d, n), 'w') as f:
+                    f.write('600\n')
+            pipeline.prepare_work(d)
+            self.assertEqual(sorted(os.listdir(d)), ['notes.txt'])
+            self.assertEqual(gradejobs.lock_waited(d), 0.0)

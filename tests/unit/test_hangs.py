@@ -49,6 +49,8 @@ forge) while true; do echo "SWAPLAB $n CHECK a 1.0"; echo "SWAPLAB $n STEP 1.0 s
 fast)  echo "SWAPLAB $n CHECK a 1.0"; while true; do echo "SWAPLAB $n STEP 1.0 x"; sleep 0.5; done ;;
 other) echo "SWAPLAB $n CHECK a 1.0"; while true; do echo "SWAPLAB $n CHECK zz$RANDOM 1.0"; sleep 0.5; done ;;
 two)   echo "SWAPLAB $n CHECK a 1.0"; sleep 1; echo "SWAPLAB $n CHECK b 2.0"; sleep 60 ;;
+ahead) echo "SWAPLAB $n CHECK a 1.0"; sleep 1; echo "SWAPLAB $n CHECK c 2.0"; sleep 1; echo "SWAPLAB $n CHECK end 2.5"
+       sleep 60 ;;
 esac
 '''
 
@@ -111,6 +113,16 @@ class RunnerLimits(unittest.TestCase):
 
     def test_markers_of_checks_the_boot_does_not_run_start_nothing(self):
         rc, secs, notes = expect_run(self.d, 'other', [('a', 3)], 3)
+        self.assertEqual(rc, 3)
+        self.assertLess(secs, 6)
+        self.assertIn('[swaplab] timeout: check a did not finish (after 3 s)', notes)
+
+    def test_a_marker_ahead_of_its_turn_starts_nothing(self):
+        # (red team, issue 30, round 2) a later check's first marker, or
+        # the end marker, printed while a check runs gave that check the
+        # later one's time: only the next check in the boot's order (then
+        # the end marker) starts a limit
+        rc, secs, notes = expect_run(self.d, 'ahead', [('a', 3), ('b', 3), ('c', 9)], 9)
         self.assertEqual(rc, 3)
         self.assertLess(secs, 6)
         self.assertIn('[swaplab] timeout: check a did not finish (after 3 s)', notes)
@@ -420,7 +432,8 @@ class SecondHang(unittest.TestCase):
             self.boots.append(ids)
             with open(kw['limits']) as f:
                 caps.append([l.split('\t')[1].strip() for l in f if l.startswith('cap\t')])
-            kw['on_check'](ids[0])
+            # (round 2: the time before the first marker, the boot's, is
+            # counted too: no marker is shown at all here)
             time.sleep(1.6)
             with open(log, 'w') as f:
                 f.write('\n'.join([f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} STEP 1.1 script passes.sh',
@@ -429,12 +442,46 @@ class SecondHang(unittest.TestCase):
             return 2
         run.vm_run = vm_run
         es = self.entries('a', 'b', 'c', 'd')
-        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 1 for e in es}, es)
-        # 4 + 1 s in all: three boots of 1.6 s leave under a second
+        allowance = timelimits.BOOT_ALLOWANCE
+        timelimits.BOOT_ALLOWANCE = 0
+        try:
+            got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 1 for e in es}, es)
+        finally:
+            timelimits.BOOT_ALLOWANCE = allowance
+        # 4 + 1 s in all (no boot allowance here): three boots of 1.6 s,
+        # counted from their start, leave under a second
         self.assertEqual(self.boots, [['a', 'b', 'c', 'd'], ['b', 'c', 'd'], ['c', 'd']])
         self.assertEqual(caps[:2], [['5'], ['3']])
         self.assertEqual([got[i].verdict for i in 'abcd'], ['ERROR'] * 3 + ['TIMEOUT'])
         self.assertEqual(got['d'].reason, "not run: the boots before used up the checks' time")
+
+    def test_markers_out_of_order_fail_the_checks_they_touch(self):
+        """(red team, issue 30, round 2) printing the next check's marker,
+        then the running one's again, stretched a check past its limit and
+        kept its PASS (the last section of an id won)."""
+        self.assertEqual(run.out_of_order(['a', 'b', 'c'], ['a', 'b', 'c']), set())
+        self.assertEqual(run.out_of_order(['a', 'b'], ['a', 'b', 'c']), set())
+        self.assertEqual(run.out_of_order(['a', 'b', 'a'], ['a', 'b', 'c']), {'a', 'b'})
+        self.assertEqual(run.out_of_order(['a', 'c'], ['a', 'b', 'c']), {'a', 'c'})
+        self.assertEqual(run.out_of_order(['zz', 'a'], ['a', 'b']), {'a'})
+        self.assertEqual(run.out_of_order(['a', 'zz'], ['a', 'b']), {'a'})
+
+        def vm_run(img, test, log, nonce, **kw):
+            with open(test) as f:
+                ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
+            self.boots.append(ids)
+            t = f'SWAPLAB {nonce} '
+            with open(log, 'w') as f:
+                f.write('\n'.join([t + 'CHECK a 1.0', t + 'STEP 1.1 script passes.sh', t + 'CHECK b 2.0',
+                                    t + 'CHECK a 3.0', t + 'RESULT a PASS ok', t + 'CHECK b 4.0', t + 'RESULT b PASS ok',
+                                    t + 'CHECK c 5.0', t + 'RESULT c PASS ok', t + 'CHECK end 6.0', t + 'DONE 0']) + '\n')
+            return 0
+        run.vm_run = vm_run
+        es = self.entries('a', 'b', 'c')
+        got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
+        # (c too: every marker after the order broke is the kernel's word)
+        self.assertEqual([got[i].verdict for i in 'abc'], ['ERROR'] * 3)
+        self.assertIn('out of their order (a, b, c)', got['a'].reason)
 
     def test_a_check_id_the_boot_does_not_run_is_not_announced(self):
         """(red team, issue 30) the CHECK ids the console names reach the
@@ -666,3 +713,37 @@ class LatencyBoots(unittest.TestCase):
             self.gr.latency(self.c, self.kernels())
         self.assertEqual([w for w, _ in self.runs[:2]], ['ref', 'mine'])
         self.assertEqual(self.gr.done['latency'].verdict, 'PASS')
+
+
+class RoundTwo(unittest.TestCase):
+    """(red team, issue 30, round 2) the smaller holes."""
+
+    def test_a_latency_run_with_only_an_end_marker_is_an_error(self):
+        # (con.sections() was [] and [0] ended the grade as a grader bug)
+        real = run.vm_run
+        d = tempfile.mkdtemp()
+        try:
+            def vm_run(img, test, log, nonce, **kw):
+                with open(log, 'w') as f:
+                    f.write(f'SWAPLAB-READY\nSWAPLAB {nonce} CHECK end 1.0\nSWAPLAB {nonce} DONE 0\n')
+                return 0
+            run.vm_run = vm_run
+            r, m = run.measure_run('/img', 'refault.sh', os.path.join(d, 'c.console'), cpus=2, append='')
+            self.assertEqual((r.verdict, m), ('ERROR', {}))
+        finally:
+            run.vm_run = real
+            shutil.rmtree(d)
+
+    def test_text_for_reports_has_no_bidi_or_zero_width_characters(self):
+        evil = 'try_to_unuse\u202e\u2066gnissap\u2069\u200b\ufeff ok'
+        self.assertEqual(logs.clean(evil), 'try_to_unusegnissap ok')
+
+    def test_the_detectors_scale_with_the_limits(self):
+        self.assertEqual(timelimits.detector_args(1.0), '')
+        self.assertEqual(timelimits.detector_args(1.5), 'sysctl.kernel.hung_task_timeout_secs=15 watchdog_thresh=15 '
+                                                        'rcupdate.rcu_cpu_stall_timeout=30')
+        self.assertIn('rcu_cpu_stall_timeout=300', timelimits.detector_args(40))
+        # and they are the configs' own values at scale 1
+        fast = Detectors.options('fast.config')
+        self.assertEqual((int(fast['CONFIG_DEFAULT_HUNG_TASK_TIMEOUT']), int(fast['CONFIG_RCU_CPU_STALL_TIMEOUT'])),
+                         (timelimits.HUNG_TASK_SECS, timelimits.RCU_STALL_SECS))
