@@ -10,9 +10,14 @@ The parts, kept apart as in the kernel's own kunit.py:
               stacks), build logs, KTAP (with the kernel tree's kunit_parser)
   verdict  -- Record, and the one place where a check's verdict is decided
   report   -- the table, the failure excerpt, JSON / JUnit / Gradescope
-  run      -- builds and guest boots (the bash/expect plumbing does the work)
+  procs    -- the grade's processes: started in sessions, all stopped at
+              its end (a child subreaper); its progress lines
+  kernels  -- kernel builds: the graded kernel's, the reference stages'
+  run      -- guest boots: checks grouped into boots, their time limits, the
+              hang rules (the bash/expect plumbing does the work)
   exitcodes -- vm/run's exit codes by name (vm/exit-codes, the one list)
-  intake   -- what a grade grades: bounds, hygiene, the commit to grade (resolve)
+  intake   -- what a grade grades: bounds, hygiene, the commit to grade
+              (resolve), and what its score depends on (context)
   pipeline -- one grade: its checks in order, their records, the reports
   grade    -- the command line of grader/grade (nothing imports it)
 Standard library only.

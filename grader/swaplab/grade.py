@@ -12,11 +12,12 @@ import traceback
 from typing import List, Optional
 
 from . import checks as checks_mod
+from . import kernels as kern
 from . import labs, memcap, procs, report, run
 from .checks import ROOT
 from .envdefaults import env_defaults
-from .intake import GraderError, Rejected, resolve
-from .pipeline import (Grader, context, error, prepare_work, progress_report, reject, sandbox_policy,
+from .intake import GraderError, Rejected, context, resolve
+from .pipeline import (Grader, error, limit_scale, prepare_work, progress_report, reject, sandbox_policy,
                        scale_plumbing, write_reports)
 from .report import Grade
 
@@ -110,7 +111,7 @@ _MEMORY = ('', None)      # (how the grade's memory is capped, the cgroup made f
 
 
 def _on_signal(signum, frame):
-    raise run.Interrupted(signal.Signals(signum).name)
+    raise procs.Interrupted(signal.Signals(signum).name)
 
 
 def main(argv: List[str]) -> int:
@@ -161,12 +162,12 @@ def main(argv: List[str]) -> int:
             commit, g.graded = resolve(a, a.lab, g.review, lenient=bool(a.build_only))
         except Rejected as e:
             g.commit = ''
-            g.context = context(a, a.lab, '')
+            g.context = context(a, a.lab, '', limit_scale())
             reject(g, grader, str(e))
             return _end(g, a, t0)
         g.commit = commit
         if not a.build_only:
-            g.context = context(a, a.lab, commit)
+            g.context = context(a, a.lab, commit, limit_scale())
         if a.build_only:
             os.execv(os.path.join(ROOT, 'scripts', 'build-kernel'),
                      ['build-kernel', '--commit', commit, '--lab', a.lab, '--config', a.build_only]
@@ -175,16 +176,16 @@ def main(argv: List[str]) -> int:
                      + (['--start', a.start_commit, '--lenient'] if sandboxed and getattr(a, 'start_commit', '')
                         else []))
         print(f'==> grading lab {a.lab}: {g.graded} ({commit[:12]}); logs in {g.work}', file=sys.stderr, flush=True)
-        run.note(_MEMORY[0])
-        first = run.first_build()
+        procs.note(_MEMORY[0])
+        first = kern.first_build()
         if first:
-            run.note(first)
+            procs.note(first)
         if a.gradescope:      # rewritten after every check (progress_report)
             grader.on_record = lambda: progress_report(g, grader, a.gradescope)
             grader.on_record()
         # a submission's images are evicted when its grade ends: built for it alone
         evict = a.src[0] in ('patch', 'tree') and not os.environ.get('SWAPLAB_KEEP_IMAGES')
-        kernels = run.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'),
+        kernels = kern.Kernels(commit, a.lab, g.work, graded=sandboxed, fresh=a.src[0] in ('patch', 'tree'),
                               own=a.src[0] == 'self', start=getattr(a, 'start_commit', ''), private=evict)
         try:
             grader.run(kernels)
@@ -194,9 +195,9 @@ def main(argv: List[str]) -> int:
         finally:
             if evict:
                 for img in kernels.evict():
-                    run.note(f'evicted the submission image {img}')
+                    procs.note(f'evicted the submission image {img}')
         grader.finish()
-    except run.Interrupted as e:
+    except procs.Interrupted as e:
         if grader is not None:
             grader.finish('interrupted', f'the grade was interrupted ({e})')
         else:
@@ -214,7 +215,7 @@ def _end(g: Grade, a: argparse.Namespace, t0: float) -> int:
     # whatever ended the grade (the last check, a rejection, an error, an
     # interrupt): no process of it outlives the reports, and the build
     # lock, held by every build process, is free once they are gone
-    run.kill_children()
+    procs.kill_children()
     memcap.release(_MEMORY[1])
     g.seconds = time.time() - t0
     try:

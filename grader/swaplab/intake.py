@@ -27,7 +27,9 @@ source policy.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -35,7 +37,7 @@ import sys
 import tempfile
 from typing import List, Optional
 
-from . import labs, policy, run
+from . import labs, policy, procs
 from .labs import ROOT
 
 PATCH_MAX = int(os.environ.get('SWAPLAB_PATCH_MAX') or 1 << 20)
@@ -230,7 +232,7 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
             if td == os.path.realpath(repo):
                 what = f'your work tree (lab-{lab})'
                 shutil.copy(os.path.join(repo, '.git', 'index'), env['GIT_INDEX_FILE'])
-            run.note(f'hashing {td} against {start_ref}')
+            procs.note(f'hashing {td} against {start_ref}')
             p = subprocess.run(limited(['git', '-C', repo, f'--work-tree={td}', 'add', '-A', '.']), env=env,
                                capture_output=True)
             if p.returncode != 0:
@@ -253,7 +255,7 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
             # make run/gdb/grade LAB=NN right after make start: the start
             # is built (and graded: every check shows what it expects); a
             # hand-in of no change is still refused (--patch, --tree)
-            run.note(f'nothing changed yet: {"grading" if own and not lenient else "building"} '
+            procs.note(f'nothing changed yet: {"grading" if own and not lenient else "building"} '
                      f'lab {lab} as it starts')
             bad = []
         if bad:
@@ -266,7 +268,7 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
         if bad and not lenient:
             raise Rejected('source policy: ' + '; '.join(str(v) for v in bad[:3]))
         for v in bad:
-            run.note(f'warning: the graders would reject this: source policy: {v}')
+            procs.note(f'warning: the graders would reject this: source policy: {v}')
         tree = git('write-tree', env=env)
         commit = git('commit-tree', tree, '-p', start, env=env,
                      input=f'swaplab grade: lab {lab}, {what}\n'.encode())
@@ -279,3 +281,35 @@ def resolve(a: argparse.Namespace, lab: str, review: Optional[List[str]] = None,
         return commit, what
     finally:
         shutil.rmtree(hyg, ignore_errors=True)
+
+
+def context(a: argparse.Namespace, lab: str, commit: str, scale: float) -> dict:
+    """What a score depends on, for a regrade to compare against: the kit,
+    the kernel package, the lab start, the submission, the machine, the
+    limit scale (SCALE)."""
+    def out(*cmd: str) -> str:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        return p.stdout.strip() if p.returncode == 0 else ''
+    repo = os.environ['LINUX_REPO']
+    kit = out('git', '-C', ROOT, 'rev-parse', 'HEAD')
+    dirty = out('git', '-C', ROOT, 'status', '--porcelain', '--untracked-files=no')
+    ctx = {'kit_commit': kit + ('-dirty' if dirty else ''),
+           'linux_source': '', 'lab_start': out('git', '-C', repo, 'rev-parse', f'lab-{lab}-start'),
+           'graded_commit': commit, 'submission': '',
+           'host_cores': os.cpu_count(), 'host': platform.node(),
+           'accelerator': out(os.path.join(ROOT, 'vm', 'accel')), 'limit_scale': scale}
+    try:
+        with open(os.path.join(repo, '.swaplab-version'), encoding='utf-8') as f:
+            ctx['linux_source'] = 'linux-source-6.1 ' + f.read().strip()
+    except OSError:
+        pass
+    kind, val = a.src
+    if kind == 'patch':
+        h = hashlib.sha256()
+        with open(val, 'rb') as f:     # (in pieces: a rejected patch may be any size)
+            for b in iter(lambda: f.read(1 << 20), b''):
+                h.update(b)
+        ctx['submission'] = 'sha256:' + h.hexdigest()
+    else:
+        ctx['submission'] = f'{kind}:{val}' if val else kind
+    return ctx

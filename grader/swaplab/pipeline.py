@@ -21,9 +21,7 @@ from __future__ import annotations
 import argparse
 import copy
 import csv
-import hashlib
 import math
-import platform
 import os
 import re
 import subprocess
@@ -32,43 +30,13 @@ import tempfile
 import time
 from typing import Dict, List, Optional, Tuple
 
-from . import refdata, report, run, timelimits, verdict
+from . import kernels as kern
+from . import procs, refdata, report, run, timelimits, verdict
 from .checks import ROOT, Check
 from .intake import GraderError, Rejected, allowlist
 from .report import Grade
 from .timelimits import limits, scaled, step_limits
 from .verdict import Record
-
-
-def context(a: argparse.Namespace, lab: str, commit: str) -> dict:
-    """What a score depends on, for a regrade to compare against: the kit,
-    the kernel package, the lab start, the submission, the machine."""
-    def out(*cmd: str) -> str:
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        return p.stdout.strip() if p.returncode == 0 else ''
-    repo = os.environ['LINUX_REPO']
-    kit = out('git', '-C', ROOT, 'rev-parse', 'HEAD')
-    dirty = out('git', '-C', ROOT, 'status', '--porcelain', '--untracked-files=no')
-    ctx = {'kit_commit': kit + ('-dirty' if dirty else ''),
-           'linux_source': '', 'lab_start': out('git', '-C', repo, 'rev-parse', f'lab-{lab}-start'),
-           'graded_commit': commit, 'submission': '',
-           'host_cores': os.cpu_count(), 'host': platform.node(),
-           'accelerator': out(os.path.join(ROOT, 'vm', 'accel')), 'limit_scale': limit_scale()}
-    try:
-        with open(os.path.join(repo, '.swaplab-version'), encoding='utf-8') as f:
-            ctx['linux_source'] = 'linux-source-6.1 ' + f.read().strip()
-    except OSError:
-        pass
-    kind, val = a.src
-    if kind == 'patch':
-        h = hashlib.sha256()
-        with open(val, 'rb') as f:     # (in pieces: a rejected patch may be any size)
-            for b in iter(lambda: f.read(1 << 20), b''):
-                h.update(b)
-        ctx['submission'] = 'sha256:' + h.hexdigest()
-    else:
-        ctx['submission'] = f'{kind}:{val}' if val else kind
-    return ctx
 
 
 def limit_scale() -> float:
@@ -157,7 +125,7 @@ class Grader:
         own limit and the known steps with theirs; IMG's hangs are kept
         across its boots (run.Hangs)."""
         lim = {e.id: self.limit(e.id) for e in entries}
-        run.note('time limits: ' + ', '.join(f'{i} {s} s' for i, s in lim.items()) +
+        procs.note('time limits: ' + ', '.join(f'{i} {s} s' for i, s in lim.items()) +
                  ('; steps: ' + ', '.join(f'{k} {s} s' for k, s in self.steps.items()) if self.steps else ''))
         return run.run_group(self.work, img, mode, pmem, lim, entries, steps=self.steps,
                              append=timelimits.detector_args(self.scale),
@@ -172,7 +140,7 @@ class Grader:
         if self.on_record:
             self.on_record()
 
-    def run(self, kernels: run.Kernels) -> None:
+    def run(self, kernels: kern.Kernels) -> None:
         needs_debug = any(c.config == 'debug' for c in self.sel)
         for c in self.sel:
             if c.id in self.done:
@@ -199,7 +167,7 @@ class Grader:
                 self.latency(c, kernels)
         self.current = None
 
-    def _kernel(self, cfg: str, kernels: run.Kernels, needs_debug: bool) -> Optional[str]:
+    def _kernel(self, cfg: str, kernels: kern.Kernels, needs_debug: bool) -> Optional[str]:
         img = kernels.get(cfg)
         why = kernels.refused(cfg)
         if why:
@@ -208,7 +176,7 @@ class Grader:
             kernels.start('debug')
         return img
 
-    def guest_group(self, c: Check, kernels: run.Kernels, needs_debug: bool) -> None:
+    def guest_group(self, c: Check, kernels: kern.Kernels, needs_debug: bool) -> None:
         img = self._kernel(c.config, kernels, needs_debug)
         key = (c.config, c.boot_mode, c.pmem)
         group = [x for x in self.sel if x.kind == 'guest' and (x.config, x.boot_mode, x.pmem) == key
@@ -225,7 +193,7 @@ class Grader:
                 if mid not in self.done:
                     entries.append(mine_entry(mid, margs))
         note_ids = ', '.join(e.id for e in entries)
-        run.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
+        procs.note(f'booting the {c.config} kernel ({c.boot_mode} swap, {c.pmem}) for: {note_ids}')
         res = self.boot(img, c.boot_mode, c.pmem, entries)
         for e in entries:
             r = res[e.id]
@@ -234,7 +202,7 @@ class Grader:
             else:
                 self.record(r)
 
-    def lockfp(self, c: Check, kernels: run.Kernels, needs_debug: bool) -> None:
+    def lockfp(self, c: Check, kernels: kern.Kernels, needs_debug: bool) -> None:
         ref_stage, factor = c.args[0], float(c.args[1])
         img = self._kernel('debug', kernels, needs_debug)
         if img is None:
@@ -243,7 +211,7 @@ class Grader:
         log = os.path.join(self.work, f'{c.id}.log')
         refimg, recorded, fig = '', None, None
         if refdata.stage_exists(ref_stage):
-            refimg = run.build_stage(ref_stage, 'debug', log)
+            refimg = kern.build_stage(ref_stage, 'debug', log)
             if refimg is None:
                 self.record(verdict.new(c).set('SKIP', f'reference stage {ref_stage} does not build'))
                 return
@@ -273,7 +241,7 @@ class Grader:
         r.logs.update(mine_r.logs)
         self.record(r)
 
-    def latency(self, c: Check, kernels: run.Kernels) -> None:
+    def latency(self, c: Check, kernels: kern.Kernels) -> None:
         tol, rounds = float(c.args[0]), int(c.args[1])
         why = refdata.latency_skip_reason(self.g.lab)
         if why:     # the student edition: no solution kernel to time against
@@ -292,7 +260,7 @@ class Grader:
             self.record(verdict.decide_not_run_hang(c, *hangs.stop))
             return
         log = os.path.join(self.work, f'{c.id}.log')
-        refimg = run.build_stage(self.g.lab, 'fast', log)
+        refimg = kern.build_stage(self.g.lab, 'fast', log)
         if refimg is None:
             self.record(verdict.new(c).set('SKIP', f'reference stage {self.g.lab} does not build'))
             return
@@ -310,7 +278,7 @@ class Grader:
             for who in order:
                 k = img if who == 'mine' else refimg
                 limit = scaled(max(60.0, 5 * ref_secs) if who == 'mine' and ref_secs else 600, self.scale)
-                run.note(f'latency round {rd}/{rounds}: {who}' + (f' (time limit {limit} s)' if who == 'mine' else ''))
+                procs.note(f'latency round {rd}/{rounds}: {who}' + (f' (time limit {limit} s)' if who == 'mine' else ''))
                 t0 = time.monotonic()
                 _, m = run.measure_run(k, test, os.path.join(self.work, f'{c.id}-{who}-{rd}.console'),
                                        cpus=cpus, append=f'swaplab.pages={pages} {timelimits.detector_args(self.scale)}'.strip(), out_log=log, limit=limit)
@@ -366,7 +334,7 @@ def progress_report(g: Grade, grader: Grader, path: str) -> None:
         snap.seconds = time.time() - g.started
         snap.apply_scoring()
         report.write_gradescope(snap, path)
-    except run.Interrupted:
+    except procs.Interrupted:
         raise
     except Exception as e:   # a progress report never stops the grade
         print(f'warning: progress report {path}: {type(e).__name__}: {e}', file=sys.stderr)

@@ -8,14 +8,21 @@ subreaper (prctl PR_SET_CHILD_SUBREAPER): an orphan of any of its
 descendants is reparented to it, not to init, so the whole tree stays
 below it, and stop_descendants() walks /proc by parent pid and stops
 every descendant (TERM, then KILL), waiting until each is gone.
+
+The grade's own children start here too (popen: each in a session of its
+own; wait; kill_children at the end), and its progress lines (note).
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import signal
+import subprocess
+import sys
 import time
 from typing import Dict, List, Optional, Tuple
+
+from . import logs
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -134,3 +141,43 @@ def stop_descendants(grace: float = 3.0, limit: float = 20.0) -> List[int]:
         left = live()
         if not left or time.time() - t0 >= limit:
             return sorted(left)
+
+
+# ------------------------------------------------- the grade's own children
+_children: List[subprocess.Popen] = []
+
+
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP during a grade."""
+
+
+def popen(cmd: List[str], **kw) -> subprocess.Popen:
+    """A child in its own session, so an interrupt stops it and all its
+    descendants (make, gcc, expect) at once."""
+    p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL, **kw)
+    _children.append(p)
+    return p
+
+
+def wait(p: subprocess.Popen, timeout: Optional[float] = None) -> int:
+    try:
+        return p.wait(timeout)
+    finally:
+        if p.returncode is not None and p in _children:
+            _children.remove(p)
+
+
+def kill_children() -> None:
+    """Stop every process this grade started, its children's children and
+    the orphans it adopted included (procs: TERM, then KILL after 3 s),
+    and wait until they are gone."""
+    left = stop_descendants()
+    if left:
+        note(f'warning: processes {left} did not end after SIGKILL')
+    _children.clear()
+
+
+def note(msg: str) -> None:
+    """A progress line on the terminal, with no escape sequence or control
+    character (a note may quote what a kernel printed)."""
+    print(f'    {logs.clean(msg, keep_newlines=False)}', file=sys.stderr, flush=True)

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, 'bench'))
 sys.path.insert(0, HERE)
 
 from benchlib import model  # noqa: E402
-from swaplab import checks, labs, logs, pipeline, plausible, report, scoring, verdict  # noqa: E402
+from swaplab import checks, kernels, labs, logs, pipeline, plausible, report, scoring, verdict  # noqa: E402
 import kitrun  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
@@ -1262,15 +1262,15 @@ class FirstBuild(unittest.TestCase):
             old = os.environ.get('SWAPLAB_CACHE')
             os.environ['SWAPLAB_CACHE'] = d
             try:
-                msg = run.first_build()
+                msg = kernels.first_build()
                 self.assertIn('builds two kernels', msg or '')
                 self.assertIn('20 minutes', msg or '')
                 self.assertIn(d, msg or '')
                 # an object folder that was configured but never linked
                 os.makedirs(os.path.join(d, 'obj', 'debug'))
-                self.assertIsNotNone(run.first_build())
+                self.assertIsNotNone(kernels.first_build())
                 open(os.path.join(d, 'obj', 'debug', 'vmlinux'), 'w').close()
-                self.assertIsNone(run.first_build())
+                self.assertIsNone(kernels.first_build())
             finally:
                 if old is None:
                     del os.environ['SWAPLAB_CACHE']
@@ -1283,7 +1283,7 @@ class FirstBuild(unittest.TestCase):
             readme = f.read()
         self.assertIn('Time of the first build', readme)
         self.assertIn('plan on about 20 minutes', ' '.join(readme.split()))
-        self.assertIn('Time of the first build', run.FIRST_BUILD_NOTE)
+        self.assertIn('Time of the first build', kernels.FIRST_BUILD_NOTE)
 
 
 class CommandLine(unittest.TestCase):

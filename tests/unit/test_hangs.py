@@ -30,7 +30,7 @@ CORE = os.path.join(HERE, 'data', 'core')
 sys.path.insert(0, os.path.join(ROOT, 'grader'))
 sys.path.insert(0, HERE)
 import kitrun  # noqa: E402
-from swaplab import logs, pipeline, refdata, report, run, timelimits, verdict  # noqa: E402
+from swaplab import kernels, logs, pipeline, refdata, report, run, timelimits, verdict  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 
 NONCE = 'ab' * 12
@@ -663,8 +663,8 @@ class LatencyBoots(unittest.TestCase):
         self.d = tempfile.mkdtemp()
         self.img = os.path.join(self.d, 'img')
         os.makedirs(self.img)
-        self.real = run.measure_run, run.build_stage, run.note, refdata.latency_skip_reason
-        run.build_stage = lambda *a, **k: os.path.join(self.d, 'ref')
+        self.real = run.measure_run, kernels.build_stage, run.note, refdata.latency_skip_reason
+        kernels.build_stage = lambda *a, **k: os.path.join(self.d, 'ref')
         run.note = lambda *_: None
         refdata.latency_skip_reason = lambda lab: None
         self.runs = []
@@ -673,11 +673,11 @@ class LatencyBoots(unittest.TestCase):
         self.gr = pipeline.Grader(g, [self.c])
 
     def tearDown(self):
-        run.measure_run, run.build_stage, run.note, refdata.latency_skip_reason = self.real
+        run.measure_run, kernels.build_stage, run.note, refdata.latency_skip_reason = self.real
         shutil.rmtree(self.d)
 
     def kernels(self):
-        k = run.Kernels('c', '06', self.d)
+        k = kernels.Kernels('c', '06', self.d)
         k.img['fast'] = self.img
         return k
 
