@@ -8,7 +8,8 @@ The parts, kept apart as in the kernel's own kunit.py:
   checks   -- the check table (grader/checks.tsv) and which checks a grade runs
   logs     -- parsers: console logs (nonce-tagged lines, kernel errors, SysRq
               stacks), build logs, KTAP (with the kernel tree's kunit_parser)
-  verdict  -- Record, and the one place where a check's verdict is decided
+  record   -- Record: a check's verdict, reason, excerpt, logs and figures
+  verdict  -- the one place where a check's verdict is decided
   report   -- the table, the failure excerpt, JSON / JUnit / Gradescope
   procs    -- the grade's processes: started in sessions, all stopped at
               its end (a child subreaper); its progress lines

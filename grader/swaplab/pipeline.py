@@ -148,8 +148,7 @@ class Grader:
             self.current = c.id
             t0 = self._t0 = time.time()
             if c.id in self.off:
-                r = verdict.new(c).set('SKIP', 'not run (not counted): turn it on with LATENCY=1 '
-                                       '(make grade) or --latency')
+                r = verdict.decide_off(c)
                 r.counted = False
                 self.record(r)
             elif c.kind == 'build':
@@ -213,12 +212,12 @@ class Grader:
         if refdata.stage_exists(ref_stage):
             refimg = kern.build_stage(ref_stage, 'debug', log)
             if refimg is None:
-                self.record(verdict.new(c).set('SKIP', f'reference stage {ref_stage} does not build'))
+                self.record(verdict.decide_no_reference(c, ref_stage))
                 return
         else:   # the student edition: the figure recorded on that stage
             recorded, fig, why = refdata.lockfp(ref_stage)
             if recorded is None:
-                self.record(verdict.new(c).set('SKIP', why))
+                self.record(verdict.decide_skip(c, why))
                 return
         mid, margs = mine_run(c)
         if mid not in self.done:
@@ -232,12 +231,8 @@ class Grader:
             ref = mine
         else:
             ref = run.lockstat_ref(refimg, os.path.join(self.work, f'{c.id}-ref'), log)
-        r = verdict.decide_lockfp(c, mine, ref, ref_stage, factor)
-        if fig is not None and r.verdict in ('PASS', 'FAIL'):
-            r.set(r.verdict, f'{r.reason}; {fig.note()}', r.excerpt)
-        if mine is None and mine_r.verdict != 'PASS':
-            r.set(mine_r.verdict if mine_r.verdict != 'FAIL' else 'ERROR',
-                  f'lock_stat run on your kernel: {mine_r.reason}', mine_r.excerpt)
+        r = verdict.decide_lockfp(c, mine, ref, ref_stage, factor,
+                                  fig_note=fig.note() if fig is not None else None, mine_run=mine_r)
         r.logs.update(mine_r.logs)
         self.record(r)
 
@@ -245,7 +240,7 @@ class Grader:
         tol, rounds = float(c.args[0]), int(c.args[1])
         why = refdata.latency_skip_reason(self.g.lab)
         if why:     # the student edition: no solution kernel to time against
-            r = verdict.new(c).set('SKIP', why)
+            r = verdict.decide_skip(c, why)
             r.counted = False
             self.record(r)
             return
@@ -262,7 +257,7 @@ class Grader:
         log = os.path.join(self.work, f'{c.id}.log')
         refimg = kern.build_stage(self.g.lab, 'fast', log)
         if refimg is None:
-            self.record(verdict.new(c).set('SKIP', f'reference stage {self.g.lab} does not build'))
+            self.record(verdict.decide_no_reference(c, self.g.lab))
             return
         cpus = int(os.environ.get('SWAPLAB_LATENCY_CPUS') or 2)
         pages = os.environ.get('SWAPLAB_LATENCY_PAGES') or '16384'
@@ -301,12 +296,7 @@ class Grader:
         for c in self.sel:
             r = self.done.get(c.id)
             if r is None:
-                r = verdict.new(c)
-                if status == 'interrupted' and c.id == self.current:
-                    r.set('ERROR', 'interrupted while this check ran')
-                else:
-                    r.set('SKIP', 'not run: ' + ('the submission was rejected' if status == 'rejected'
-                                                  else message or status))
+                r = verdict.decide_unfinished(c, status, message, running=c.id == self.current)
                 r.counted = c.id not in self.off
             recs.append(r)
         self.g.records = recs
@@ -323,7 +313,7 @@ def progress_report(g: Grade, grader: Grader, path: str) -> None:
         for c in grader.sel:
             r = copy.deepcopy(grader.done.get(c.id))
             if r is None:
-                r = verdict.new(c).set('SKIP', 'not reached: the grade ended before this check')
+                r = verdict.decide_not_reached(c)
                 r.counted = c.id not in grader.off
             recs.append(r)
         n = sum(c.id in grader.done for c in grader.sel)
@@ -405,7 +395,7 @@ def reject(g: Grade, grader: 'Grader', msg: str) -> None:
     """The submission is refused (intake, hygiene, a policy): no check is
     run, and a hygiene row says why."""
     grader.finish('rejected', msg)
-    g.records.insert(0, Record('hygiene', g.lab, 0).set('FAIL', msg))
+    g.records.insert(0, verdict.decide_rejected(g.lab, msg))
 
 
 def error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
@@ -418,5 +408,5 @@ def error(g: Grade, grader: Optional['Grader'], msg: str, tb: str) -> None:
         g.records = []
     g.status, g.message = 'error', msg
     if not g.records:
-        g.records = [Record('grader', g.lab or '-', 0).set('ERROR', msg, tb)]
+        g.records = [verdict.decide_grader_error(g.lab, msg, tb)]
     print(f'error: {msg}', file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Records, and the one place a check's verdict is decided.
+"""The one place a check's verdict is decided (its Record is record.py's).
 
 Each decide_* function takes the evidence (parsed logs, measured numbers)
 and returns a Record; nothing else in the grader sets a verdict.
@@ -11,7 +11,6 @@ failed: the kernel's counters, not its work, were measured.
 """
 from __future__ import annotations
 
-import dataclasses
 import glob
 import os
 import re
@@ -19,65 +18,7 @@ from typing import Dict, List, Optional
 
 from . import exitcodes, logs, plausible, timelimits
 from .checks import ROOT, Check
-
-VERDICTS = ('PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP')
-REASON_CHARS = 240
-EXCERPT_LINES = 40
-EXCERPT_CHARS = 6000
-
-
-@dataclasses.dataclass
-class Record:
-    id: str
-    lab: str                      # the check's LABS column
-    points: float = 0             # what it can earn (grader/scoring.tsv; 0: a gate)
-    verdict: str = 'SKIP'
-    reason: str = ''
-    seconds: Optional[float] = None
-    excerpt: str = ''
-    logs: Dict[str, str] = dataclasses.field(default_factory=dict)
-    metrics: Dict[str, object] = dataclasses.field(default_factory=dict)
-    earned: Optional[float] = None   # what it earned, set by scoring
-    role: str = ''                   # own | gate | off (not counted), set by scoring
-    cap: Optional[float] = None      # a gate's cap
-    counted: bool = True             # False: skipped by choice, not scored
-
-    def __post_init__(self) -> None:
-        self.set(self.verdict, self.reason, self.excerpt)
-
-    def set(self, verdict: str, reason: str, excerpt: str = '') -> 'Record':
-        assert verdict in VERDICTS, verdict
-        self.verdict = verdict
-        self.reason = logs.truncate(logs.clean(reason, keep_newlines=False).strip(), REASON_CHARS)
-        ex = logs.clean(excerpt).strip('\n').split('\n')
-        ex = [logs.truncate(l, 200) for l in ex[-EXCERPT_LINES:]] if excerpt else []
-        self.excerpt = logs.truncate('\n'.join(ex), EXCERPT_CHARS)
-        return self
-
-    @property
-    def score(self) -> float:
-        if self.earned is not None:
-            return self.earned
-        return self.points if self.verdict == 'PASS' else 0
-
-    def to_json(self) -> dict:
-        return {'id': self.id, 'lab': self.lab, 'role': self.role, 'points': self.points,
-                'score': self.score, 'cap': self.cap, 'counted': self.counted,
-                'verdict': self.verdict, 'seconds': self.seconds, 'reason': self.reason,
-                'excerpt': self.excerpt, 'logs': dict(self.logs), 'metrics': dict(self.metrics)}
-
-    @classmethod
-    def from_json(cls, d: dict) -> 'Record':
-        r = cls(d['id'], d.get('lab', ''), float(d.get('points') or 0))
-        r.role, r.cap, r.counted = d.get('role', ''), d.get('cap'), bool(d.get('counted', True))
-        if d.get('score') is not None and r.role:
-            r.earned = float(d['score'])
-        r.verdict, r.reason, r.excerpt = d['verdict'], d.get('reason', ''), d.get('excerpt', '')
-        r.seconds = d.get('seconds')
-        r.logs = dict(d.get('logs') or {})
-        r.metrics = dict(d.get('metrics') or {})
-        return r
-
+from .record import VERDICTS, Record  # noqa: F401  (verdict.Record: the records' one home is record.py)
 
 def new(c: Check) -> Record:
     return Record(c.id, c.labs)
@@ -190,6 +131,47 @@ def decide_guest(c: Check, con: logs.Console, sec: Optional[logs.Section], timeo
     return r.set('PASS', f'{len(results)} guest results passed' + (f'; last: {last}' if last else ''))
 
 
+def decide_skip(c: Check, why: str) -> Record:
+    """A check the grade cannot run here, for WHY (the student edition has
+    no reference kernel or figure for it)."""
+    return new(c).set('SKIP', why)
+
+
+def decide_off(c: Check) -> Record:
+    """A check switched off for this grade (latency, unless asked for)."""
+    return new(c).set('SKIP', 'not run (not counted): turn it on with LATENCY=1 (make grade) or --latency')
+
+
+def decide_no_reference(c: Check, stage: str) -> Record:
+    """A check whose reference stage kernel does not build: SKIP."""
+    return new(c).set('SKIP', f'reference stage {stage} does not build')
+
+
+def decide_unfinished(c: Check, status: str, message: str, running: bool) -> Record:
+    """A check a grade that ended early (STATUS: rejected, interrupted,
+    error) never decided: ERROR for the one that was RUNNING when it was
+    interrupted, else SKIP with why."""
+    if status == 'interrupted' and running:
+        return new(c).set('ERROR', 'interrupted while this check ran')
+    return new(c).set('SKIP', 'not run: ' + ('the submission was rejected' if status == 'rejected'
+                                             else message or status))
+
+
+def decide_not_reached(c: Check) -> Record:
+    """A check a progress report is written before (the grade goes on)."""
+    return new(c).set('SKIP', 'not reached: the grade ended before this check')
+
+
+def decide_rejected(lab: str, msg: str) -> Record:
+    """The hygiene row of a refused submission (intake, hygiene, a policy)."""
+    return Record('hygiene', lab, 0).set('FAIL', msg)
+
+
+def decide_grader_error(lab: str, msg: str, tb: str) -> Record:
+    """The one row of a grade the grader itself failed."""
+    return Record('grader', lab or '-', 0).set('ERROR', msg, tb)
+
+
 def decide_not_run_hang(c: Check, func: str, first: str) -> Record:
     """A check of a kernel that already hung twice in a row in the same
     function (run.Hangs): not booted again."""
@@ -289,7 +271,25 @@ def symbolize_excerpt(text: str, smap: logs.SystemMap) -> str:
 
 # ---------------------------------------------------------------- lockfp
 def decide_lockfp(c: Check, mine: Optional[Dict[str, str]], ref: Optional[Dict[str, str]],
-                  ref_stage: str, factor: float) -> Record:
+                  ref_stage: str, factor: float, fig_note: Optional[str] = None,
+                  mine_run: Optional[Record] = None) -> Record:
+    """The lock fingerprint: MINE's si->lock takes per page against REF's
+    (the solution's, REF_STAGE), at most FACTOR times.  FIG_NOTE: where a
+    recorded figure came from (the student edition), added to a PASS or
+    FAIL; MINE_RUN: the lock_stat run on the graded kernel, whose own
+    failure (TIMEOUT, ERROR; a FAIL counts as ERROR) is the verdict when
+    it measured nothing."""
+    r = _lockfp(c, mine, ref, ref_stage, factor)
+    if fig_note is not None and r.verdict in ('PASS', 'FAIL'):
+        r.set(r.verdict, f'{r.reason}; {fig_note}', r.excerpt)
+    if mine is None and mine_run is not None and mine_run.verdict != 'PASS':
+        r.set(mine_run.verdict if mine_run.verdict != 'FAIL' else 'ERROR',
+              f'lock_stat run on your kernel: {mine_run.reason}', mine_run.excerpt)
+    return r
+
+
+def _lockfp(c: Check, mine: Optional[Dict[str, str]], ref: Optional[Dict[str, str]],
+            ref_stage: str, factor: float) -> Record:
     r = new(c)
     a = (mine or {}).get('si_lock_acq_per_page')
     b = (ref or {}).get('si_lock_acq_per_page')

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, 'bench'))
 sys.path.insert(0, HERE)
 
 from benchlib import model  # noqa: E402
-from swaplab import checks, kernels, labs, logs, pipeline, plausible, report, scoring, verdict  # noqa: E402
+from swaplab import checks, kernels, labs, logs, pipeline, plausible, record, report, scoring, verdict  # noqa: E402
 import kitrun  # noqa: E402
 from swaplab.checks import Check  # noqa: E402
 from swaplab.report import Grade  # noqa: E402
@@ -290,7 +290,7 @@ class Reports(unittest.TestCase):
     def test_text_is_cleaned_and_cut_by_characters(self):
         g = self.grade()
         n = next(r for r in g.records if r.id == 'nasty')
-        self.assertLessEqual(len(n.reason), verdict.REASON_CHARS)
+        self.assertLessEqual(len(n.reason), record.REASON_CHARS)
         self.assertTrue(n.reason.endswith('\u2026'))
         self.assertNotIn('\x1b', n.reason + n.excerpt)
         self.assertNotIn('\x00', n.reason)

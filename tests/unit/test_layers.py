@@ -106,6 +106,24 @@ class Layers(unittest.TestCase):
                if name != 'gradeall' for n in ast.walk(tree) if 'gradeall' in imported(n)]
         self.assertEqual(bad, [], "gradeall.py is grade-all's command line: import from gradejobs or gradesum")
 
+    def test_every_verdict_is_set_in_verdict_py(self):
+        # (issue 29) X.set(VERDICT, ...) with a verdict constant, or one
+        # read from another record, anywhere but verdict.py
+        verdicts = {'PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP'}
+        bad = []
+        for name, (path, tree) in self.mods.items():
+            if name in ('verdict', 'record'):
+                continue
+            for n in ast.walk(tree):
+                if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == 'set'
+                        and n.args):
+                    continue
+                a = n.args[0]
+                if (isinstance(a, ast.Constant) and a.value in verdicts) or \
+                        any(isinstance(x, ast.Attribute) and x.attr == 'verdict' for x in ast.walk(a)):
+                    bad.append(f'{os.path.relpath(path, ROOT)}:{n.lineno}')
+        self.assertEqual(bad, [], 'a verdict is decided in verdict.py (a decide_* function)')
+
     def test_every_module_but_the_parsers_is_short(self):
         # (issue 29) a newcomer reads a module whole: at most MODULE_MAX
         # lines, but the tested parsers (PARSERS: the console, build-log
