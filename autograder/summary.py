@@ -80,7 +80,7 @@ def main(argv) -> int:
     out += ['| check | points | verdict | time | reason |', '|---|---:|---|---:|---|']
     for r in g.records:
         t = '-' if r.seconds is None else f'{r.seconds:.1f} s'
-        out.append(f'| {cell(r.id)} | {cell(report.points_cell(r))} | {r.verdict} | {t} | {cell(r.reason)} |')
+        out.append(f'| {cell(r.id)} | {cell(report.points_cell(g.part(r)))} | {r.verdict} | {t} | {cell(r.reason)} |')
     r = report.first_failure(g)
     if r is not None and r.excerpt:
         out += ['', f'<details><summary>first failure, in context: {cell(r.id)} ({r.verdict})</summary>', '',

@@ -222,7 +222,7 @@ def _end(g: Grade, a: argparse.Namespace, t0: float) -> int:
         g.apply_scoring()
     except (checks_mod.TableError, OSError) as e:
         g.status, g.message = 'error', f'grader/scoring.tsv: {e}'
-        g.scoring = {}
+        g.scored = None
     write_reports(g, a)
     if g.records:
         report.print_summary(g, sys.stdout)

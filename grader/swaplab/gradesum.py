@@ -68,9 +68,10 @@ def row_of(d: str, job: dict) -> dict:
         row['status'] = f'grader error (exit {rc}): no readable report ({type(e).__name__})'
     if g is not None:
         row['score'], row['max_score'] = g.score, g.max_score
-        row['checks'] = {r.id: {'points': r.points, 'score': r.score, 'verdict': r.verdict, 'reason': r.reason,
-                                'role': r.role, 'cap': r.cap, 'excerpt': r.excerpt} for r in g.records}
-        row['capped_by'] = ' '.join(c['check'] for c in g.scoring.get('capped_by', []))
+        parts = [(r, g.part(r)) for r in g.records]
+        row['checks'] = {r.id: {'points': p.points, 'score': p.earned, 'verdict': r.verdict, 'reason': r.reason,
+                                'role': p.role, 'cap': p.cap, 'excerpt': r.excerpt} for r, p in parts}
+        row['capped_by'] = ' '.join(c['check'] for c in (g.scored.capped_by if g.scored else []))
         lat = next((r for r in g.records if r.id == 'latency' and r.counted), None)
         row['latency_ratio'] = lat.metrics.get('ratio', '') if lat else ''
         row['review'] = list(g.review)

@@ -351,7 +351,7 @@ def write_reports(g: Grade, a: argparse.Namespace) -> None:
             w = csv.writer(f, delimiter='\t', lineterminator='\n', quoting=csv.QUOTE_NONE,
                            escapechar='\\')
             for r in g.records:
-                w.writerow([r.id, report.points_cell(r), r.verdict, '-' if r.seconds is None else r.seconds,
+                w.writerow([r.id, report.points_cell(g.part(r)), r.verdict, '-' if r.seconds is None else r.seconds,
                             r.reason.replace('\t', ' ')])
 
 

@@ -1,5 +1,6 @@
-"""A check's record: its verdict, reason, excerpt, logs and figures, and
-what scoring makes of it.  The verdict itself is set only by verdict.py's
+"""A check's record: its verdict, reason, excerpt, logs and figures.  What
+scoring makes of it is not here: scoring.Score holds it, beside the
+records, and the reports put the two together.  The verdict itself is set only by verdict.py's
 decide_* functions (Record.set keeps every reason and excerpt clean and
 short, whoever calls it)."""
 from __future__ import annotations
@@ -19,16 +20,13 @@ EXCERPT_CHARS = 6000
 class Record:
     id: str
     lab: str                      # the check's LABS column
-    points: float = 0             # what it can earn (grader/scoring.tsv; 0: a gate)
+    points: float = 0             # what it can earn unscored (a scored grade: scoring.Part)
     verdict: str = 'SKIP'
     reason: str = ''
     seconds: Optional[float] = None
     excerpt: str = ''
     logs: Dict[str, str] = dataclasses.field(default_factory=dict)
     metrics: Dict[str, object] = dataclasses.field(default_factory=dict)
-    earned: Optional[float] = None   # what it earned, set by scoring
-    role: str = ''                   # own | gate | off (not counted), set by scoring
-    cap: Optional[float] = None      # a gate's cap
     counted: bool = True             # False: skipped by choice, not scored
 
     def __post_init__(self) -> None:
@@ -45,22 +43,26 @@ class Record:
 
     @property
     def score(self) -> float:
-        if self.earned is not None:
-            return self.earned
+        """What it earns unscored (a scored grade: scoring.Part.earned)."""
         return self.points if self.verdict == 'PASS' else 0
 
-    def to_json(self) -> dict:
-        return {'id': self.id, 'lab': self.lab, 'role': self.role, 'points': self.points,
-                'score': self.score, 'cap': self.cap, 'counted': self.counted,
+    def to_json(self, part=None) -> dict:
+        """The record as a report's check, with PART (a scoring.Part: role,
+        points, earned, cap) its share in the grade's score; None: the
+        grade was not scored."""
+        role, points, score, cap = ((part.role, part.points, part.earned, part.cap) if part is not None
+                                    else ('', self.points, self.score, None))
+        return {'id': self.id, 'lab': self.lab, 'role': role, 'points': points,
+                'score': score, 'cap': cap, 'counted': self.counted,
                 'verdict': self.verdict, 'seconds': self.seconds, 'reason': self.reason,
                 'excerpt': self.excerpt, 'logs': dict(self.logs), 'metrics': dict(self.metrics)}
 
     @classmethod
     def from_json(cls, d: dict) -> 'Record':
+        """A report's check as a record; its share in the score (role,
+        score, cap) is scoring.Score.from_json's."""
         r = cls(d['id'], d.get('lab', ''), float(d.get('points') or 0))
-        r.role, r.cap, r.counted = d.get('role', ''), d.get('cap'), bool(d.get('counted', True))
-        if d.get('score') is not None and r.role:
-            r.earned = float(d['score'])
+        r.counted = bool(d.get('counted', True))
         r.verdict, r.reason, r.excerpt = d['verdict'], d.get('reason', ''), d.get('excerpt', '')
         r.seconds = d.get('seconds')
         r.logs = dict(d.get('logs') or {})

@@ -31,41 +31,36 @@ class Grade:
     work: str = ''                    # the log folder
     review: List[str] = dataclasses.field(default_factory=list)   # flags for an instructor
     context: dict = dataclasses.field(default_factory=dict)       # what the score depends on
-    scoring: dict = dataclasses.field(default_factory=dict)       # scoring.Score.to_json()
+    scored: Optional['scoring.Score'] = None   # None: not scored
 
     def apply_scoring(self, rules: Optional['scoring.Rules'] = None) -> None:
-        """Score the records (grader/scoring.tsv): each record's points,
-        earnings, role and cap, and the grade's score out of 100.  A rejected
-        submission or a grader error scores 0."""
-        rules = rules or scoring.load()
-        own = rules.own.get(self.lab, {})
-        s = scoring.compute(self.lab, self.records, rules, expected_cases=expected_cases)
-        for r in self.records:
-            if not r.counted:
-                r.role, r.points, r.earned = 'off', 0, 0
-                continue
-            r.points, r.earned = s.points[r.id], s.earned[r.id]
-            r.role = 'own' if r.id in own else 'gate'
-            r.cap = None if r.role == 'own' else rules.gate(r.id).cap
-        self.scoring = s.to_json()
-        if self.status in ('rejected', 'error'):
-            self.scoring.update(score=0.0, uncapped=0.0)
+        """Score the grade (grader/scoring.tsv) into self.scored: its score
+        out of 100 and each check's part (role, points, earned, cap); the
+        records are left as they are.  A rejected submission or a grader
+        error scores 0."""
+        s = scoring.compute(self.lab, self.records, rules or scoring.load(), expected_cases=expected_cases)
+        self.scored = s.zeroed() if self.status in ('rejected', 'error') else s
+
+    def part(self, r: Record) -> 'scoring.Part':
+        """Record R's part in the score: what every report shows beside it."""
+        p = self.scored.parts.get(r.id) if self.scored else None
+        return p if p is not None else scoring.Part.unscored(r)
 
     @property
     def score(self) -> float:
-        if self.scoring:
-            return self.scoring['score']
+        if self.scored:
+            return self.scored.score
         return sum(r.score for r in self.records)
 
     @property
     def max_score(self) -> float:
-        if self.scoring:
+        if self.scored:
             return 100
         return sum(r.points for r in self.records)
 
     def capped_line(self) -> str:
         """Why the score is capped, in words ('' when it is not)."""
-        sc = self.scoring or {}
+        sc = self.scored.to_json() if self.scored else {}
         if sc.get('cap') is None or sc.get('uncapped', 0) <= sc['cap']:
             return ''
         worst = [c for c in sc.get('capped_by', []) if c['cap'] == sc['cap']]
@@ -91,7 +86,7 @@ class Grade:
     def to_json(self) -> dict:
         return {'lab': self.lab, 'graded': self.graded, 'commit': self.commit,
                 'score': self.score, 'max_score': self.max_score, 'passed': self.passed,
-                'scoring': dict(self.scoring),
+                'scoring': self.scored.to_json() if self.scored else {},
                 'status': self.status, 'rejected': self.status == 'rejected',
                 'interrupted': self.status == 'interrupted', 'message': self.message,
                 'exit_code': self.exit_code,
@@ -99,7 +94,7 @@ class Grade:
                 .isoformat(timespec='seconds') if self.started else None,
                 'seconds': round(self.seconds, 1), 'work': self.work, 'review': list(self.review),
                 'context': dict(self.context),
-                'checks': [r.to_json() for r in self.records]}
+                'checks': [r.to_json(self.part(r)) for r in self.records]}
 
     @classmethod
     def from_json(cls, d: dict) -> 'Grade':
@@ -109,7 +104,7 @@ class Grade:
         g.seconds, g.work = float(d.get('seconds') or 0), d.get('work', '')
         g.review = list(d.get('review') or [])
         g.context = dict(d.get('context') or {})
-        g.scoring = dict(d.get('scoring') or {})
+        g.scored = scoring.Score.from_json(d.get('scoring') or {}, d.get('checks', []))
         return g
 
 
@@ -180,7 +175,8 @@ def gradescope(g: Grade) -> dict:
         out = f'{r.verdict}: {r.reason}'
         if r.excerpt and r.verdict != 'PASS':
             out += '\n\n' + r.excerpt
-        tests.append({'name': r.id, 'number': str(i), 'score': r.score, 'max_score': r.points,
+        p = g.part(r)
+        tests.append({'name': r.id, 'number': str(i), 'score': p.earned, 'max_score': p.points,
                       'status': 'passed' if r.verdict == 'PASS' else 'failed', 'output': out,
                       'tags': [f'lab{r.lab}' if r.lab[:1].isdigit() else r.lab]})
     head = f'lab {g.lab}: {g.graded}'
@@ -206,20 +202,21 @@ def _pts(x: float) -> str:
     return f'{x:.1f}'.rstrip('0').rstrip('.') if x is not None else '-'
 
 
-def points_cell(r: Record) -> str:
-    """The POINTS column: earned/possible for the lab's own checks, the cap
-    for a gate ('gate<=50'), '-' for a check not counted."""
-    if r.role == 'gate':
-        return f'gate<={_pts(r.cap)}'
-    if r.role == 'off':
+def points_cell(p: 'scoring.Part') -> str:
+    """The POINTS column of a check whose part in the score is P
+    (Grade.part): earned/possible for the lab's own checks, the cap for a
+    gate ('gate<=50'), '-' for a check not counted."""
+    if p.role == 'gate':
+        return f'gate<={_pts(p.cap)}'
+    if p.role == 'off':
         return '-'
-    return f'{_pts(r.score)}/{_pts(r.points)}'
+    return f'{_pts(p.earned)}/{_pts(p.points)}'
 
 
 def text_table(g: Grade) -> str:
     rows = [f"{'CHECK':<16} {'POINTS':>9}  {'VERDICT':<7} {'TIME':>7}  REASON"]
     for r in g.records:
-        rows.append(f'{r.id:<16} {points_cell(r):>9}  {r.verdict:<7} {_secs(r):>7}  {r.reason}')
+        rows.append(f'{r.id:<16} {points_cell(g.part(r)):>9}  {r.verdict:<7} {_secs(r):>7}  {r.reason}')
     return '\n'.join(rows)
 
 

@@ -81,18 +81,60 @@ def load(path: Optional[str] = None) -> Rules:
     return rules
 
 
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """One check's part in a grade's score: what the reports show beside
+    its verdict."""
+    role: str                    # own | gate | off (not counted) | '' (not scored)
+    points: float                # what it can earn (0: a gate, or not counted)
+    earned: float                # what it earned
+    cap: Optional[float] = None  # a gate's cap
+
+    @classmethod
+    def unscored(cls, rec) -> 'Part':
+        """A record's part in a grade never scored: its own points, earned
+        when it passed."""
+        return cls('', rec.points, rec.score, None)
+
+
+OFF = Part('off', 0, 0, None)
+
+
 @dataclasses.dataclass
 class Score:
+    """A grade's score: computed once from its records (compute) or read
+    back from a saved report (from_json); the records are never changed."""
     score: float                 # out of 100, after the caps
     uncapped: float              # what the lab's own checks earned, out of 100
     cap: Optional[float]         # the lowest cap that applied, or None
     capped_by: List[dict]        # every failing gate: {'check', 'cap', 'why'}
-    earned: Dict[str, float]     # per record id: points earned (own checks)
-    points: Dict[str, float]     # per record id: points possible (0 for gates)
+    parts: Dict[str, Part] = dataclasses.field(default_factory=dict)   # per record id
 
     def to_json(self) -> dict:
         return {'score': self.score, 'max_score': 100, 'uncapped': self.uncapped, 'cap': self.cap,
                 'capped_by': list(self.capped_by)}
+
+    def zeroed(self) -> 'Score':
+        """This score for a grade that earns nothing (a rejected submission,
+        a grader error): 0, each check's part as computed."""
+        return dataclasses.replace(self, score=0.0, uncapped=0.0)
+
+    @classmethod
+    def from_json(cls, d: dict, checks: List[dict]) -> Optional['Score']:
+        """The score a saved report holds: D its "scoring", CHECKS its
+        "checks" (each scored one's role, points, score and cap); None when
+        the grade was not scored."""
+        if not d:
+            return None
+        parts = {}
+        for c in checks:
+            if c.get('role'):
+                pts = float(c.get('points') or 0)
+                got = c.get('score')
+                got = float(got) if got is not None else (pts if c.get('verdict') == 'PASS' else 0)
+                parts[c['id']] = Part(c['role'], pts, got, c.get('cap'))
+        return cls(d.get('score', 0.0), d.get('uncapped', 0.0), d.get('cap'),
+                   list(d.get('capped_by') or []), parts)
 
 
 def _round(x: float) -> float:
@@ -128,8 +170,7 @@ def compute(lab: str, records: list, rules: Optional[Rules] = None,
     counted = [r for r in records if getattr(r, 'counted', True)]
     mine = [r for r in counted if r.id in own]
     total = sum(own[r.id] for r in mine)
-    earned: Dict[str, float] = {}
-    points: Dict[str, float] = {}
+    parts: Dict[str, Part] = {}
     caps: List[dict] = []
     for r in counted:
         if r.id in own:
@@ -139,16 +180,19 @@ def compute(lab: str, records: list, rules: Optional[Rules] = None,
                 want = expected_cases(r.id[len('kunit-'):]) if expected_cases else []
                 share, ccaps = case_share(rules, lab, r, want)
                 caps += ccaps
-            points[r.id], earned[r.id] = _round(pts), _round(pts * share)
+            parts[r.id] = Part('own', _round(pts), _round(pts * share))
         else:
-            points[r.id], earned[r.id] = 0.0, 0.0
+            g = rules.gate(r.id)
+            parts[r.id] = Part('gate', 0.0, 0.0, g.cap)
             if r.verdict != 'PASS':
-                g = rules.gate(r.id)
                 caps.append({'check': r.id, 'cap': g.cap, 'why': g.why})
-    uncapped = _round(sum(earned.values())) if mine else 100.0
+    uncapped = _round(sum(p.earned for p in parts.values())) if mine else 100.0
+    for r in records:
+        if not getattr(r, 'counted', True):
+            parts.setdefault(r.id, OFF)
     cap = min((c['cap'] for c in caps), default=None)
     score = uncapped if cap is None else min(uncapped, cap)
-    return Score(_round(score), uncapped, cap, caps, earned, points)
+    return Score(_round(score), uncapped, cap, caps, parts)
 
 
 def main(argv: List[str]) -> int:

@@ -11,6 +11,7 @@ fourth case (lab01_continuation, added after they were recorded) as lib/kunit/te
 and lab 06's suite of five cases (enabled, refill, return, drain, low_watermark: its three
 were split for partial credit after they were recorded) in the same format.
 """
+import copy
 import json
 import os
 import re
@@ -407,8 +408,8 @@ class Scoring(unittest.TestCase):
     def test_partial_credit_per_kunit_case(self):
         g = self.grade('02', self.records('02', **{'kunit-02': ('FAIL', {'lab02_trunks': 'FAILURE'})}))
         self.assertEqual(g.score, 80)
-        r = next(x for x in g.records if x.id == 'kunit-02')
-        self.assertEqual((r.score, r.points, r.role), (40, 60, 'own'))
+        r = g.part(next(x for x in g.records if x.id == 'kunit-02'))
+        self.assertEqual((r.earned, r.points, r.role), (40, 60, 'own'))
         # a case that never printed (the suite crashed) earns nothing
         recs = self.records('01', **{'kunit-01': ('ERROR', None)})
         del next(x for x in recs if x.id == 'kunit-01').metrics['cases']['lab01_cluster_order']
@@ -416,15 +417,15 @@ class Scoring(unittest.TestCase):
 
     def test_failing_gate_caps_and_says_why(self):
         g = self.grade('01', self.records('01', **{'lockdep-clean': ('ERROR', None)}))
-        self.assertEqual((g.score, g.scoring['uncapped'], g.scoring['cap']), (50, 100, 50))
+        self.assertEqual((g.score, g.scored.uncapped, g.scored.cap), (50, 100, 50))
         self.assertIn('lockdep-clean', g.capped_line())
         self.assertIn('locking bug', g.capped_line())
-        r = next(x for x in g.records if x.id == 'lockdep-clean')
+        r = g.part(next(x for x in g.records if x.id == 'lockdep-clean'))
         self.assertEqual((r.role, r.points, r.cap, report.points_cell(r)), ('gate', 0, 50, 'gate<=50'))
         # the lowest cap wins; a capped score never exceeds what was earned
         g = self.grade('03', self.records('03', **{'kunit-01': ('FAIL', {}), 'pageout': ('FAIL', None),
                                                    'kunit-03': ('FAIL', {'lab03_swapcount': 'FAILURE'})}))
-        self.assertEqual((g.score, g.scoring['cap']), (50, 50))
+        self.assertEqual((g.score, g.scored.cap), (50, 50))
         g = self.grade('03', self.records('03', **{'kunit-03': ('FAIL', {'lab03_swapcount': 'FAILURE',
                                                                          'lab03_skip_unused': 'FAILURE'}),
                                                    'readahead-free': ('FAIL', None),
@@ -435,12 +436,12 @@ class Scoring(unittest.TestCase):
         # lab 06's start has the watermark logic: the case earns nothing, but
         # breaking it caps
         g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_low_watermark': 'FAILURE'})}))
-        self.assertEqual((g.scoring['uncapped'], g.score), (100, 50))
+        self.assertEqual((g.scored.uncapped, g.score), (100, 50))
         self.assertIn('kunit-06.lab06_low_watermark', g.capped_line())
         # a case with points and a cap (the drain steps: slots leaked at
         # swapoff) costs its share, and its failure caps too
         g = self.grade('06', self.records('06', **{'kunit-06': ('FAIL', {'lab06_drain': 'FAILURE'})}))
-        self.assertEqual((g.scoring['uncapped'], g.score), (85, 50))
+        self.assertEqual((g.scored.uncapped, g.score), (85, 50))
         self.assertIn('kunit-06.lab06_drain', g.capped_line())
 
     def test_latency_off_is_not_counted(self):
@@ -449,7 +450,7 @@ class Scoring(unittest.TestCase):
         off.counted = False
         g = self.grade('06', recs + [off])
         self.assertEqual(g.score, 100)
-        self.assertEqual((off.role, report.points_cell(off)), ('off', '-'))
+        self.assertEqual((g.part(off).role, report.points_cell(g.part(off))), ('off', '-'))
         on = Record('latency', 'all', 0).set('FAIL', 'slower')
         self.assertEqual(self.grade('06', self.records('06') + [on]).score, 80)
 
@@ -461,9 +462,27 @@ class Scoring(unittest.TestCase):
                 rc, out = Reports.validate(self, Reports.write_all(self, g, d))
                 self.assertEqual(rc, 0, out)
 
+    def test_scoring_leaves_the_records_and_reads_back(self):
+        # the score is one value beside the records (Grade.scored), never
+        # written into them; a saved report gives it back as it was
+        recs = self.records('06', **{'kunit-06': ('FAIL', {'lab06_drain': 'FAILURE'}),
+                                     'lockdep-clean': ('ERROR', None)})
+        recs.append(Record('latency', 'all', 0).set('SKIP', 'not run (not counted)'))
+        recs[-1].counted = False
+        before = copy.deepcopy(recs)
+        g = self.grade('06', recs)
+        self.assertEqual(recs, before)
+        self.assertEqual(g.part(recs[-1]), scoring.OFF)
+        with tempfile.TemporaryDirectory() as d:
+            report.write_json(g, os.path.join(d, 'g.json'))
+            h = report.read_json(os.path.join(d, 'g.json'))
+        self.assertEqual(h.scored.to_json(), g.scored.to_json())
+        self.assertEqual([h.part(r) for r in h.records], [g.part(r) for r in g.records])
+        self.assertEqual(report.text_table(h), report.text_table(g))
+
     def test_the_validator_refuses_a_wrong_score(self):
         g = self.grade('01', self.records('01', **{'lockdep-clean': ('ERROR', None)}))
-        g.scoring['score'] = 100
+        g.scored.score = 100
         with tempfile.TemporaryDirectory() as d:
             rc, out = Reports.validate(self, Reports.write_all(self, g, d))
         self.assertEqual(rc, 1)
@@ -942,7 +961,7 @@ class Plausible(unittest.TestCase):
         g = Scoring.grade(self, '03', recs)
         self.assertEqual(g.score, 60)
         x = next(x for x in g.records if x.id == 'readahead-free')
-        self.assertEqual((x.verdict, x.score, x.points), ('ERROR', 0, 40))
+        self.assertEqual((x.verdict, g.part(x).earned, g.part(x).points), ('ERROR', 0, 40))
         t = report.junit_tree(g).getroot()
         e = t.find("testcase[@name='readahead-free']/error")
         self.assertTrue(e.get('message').startswith('ERROR: implausible: ra_extra_allocs_per_page -0.331'))
