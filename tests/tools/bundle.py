@@ -16,10 +16,12 @@ autograder-labNN.zip), for tests/autograder.
 Exit 0; a missing or broken zip ends in Python's traceback (exit 1).
 Standard library only.
 """
-import argparse
 import os
 import sys
 import zipfile
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 ROOT_FILES = ('setup.sh', 'run_autograder', 'Dockerfile', 'swaplab.bundle', 'swaplab-autograder.conf')
 EXECUTABLE = ('setup.sh', 'run_autograder')
@@ -58,22 +60,8 @@ def unzip(path, dest):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='bundle.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    s = sub.add_parser('layout')
-    s.add_argument('zip')
-    s.add_argument('commit')
-    sub.add_parser('conf').add_argument('zip')
-    s = sub.add_parser('unzip')
-    s.add_argument('zip')
-    s.add_argument('dir')
-    a = p.parse_args(argv)
-    if a.cmd == 'layout':
-        layout(a.zip, a.commit)
-    elif a.cmd == 'conf':
-        conf(a.zip)
-    else:
-        unzip(a.zip, a.dir)
+    return cli.dispatch('bundle.py', __doc__, {'layout': (layout, ['zip', 'commit']), 'conf': (conf, ['zip']),
+                                               'unzip': (unzip, ['zip', 'dir'])}, argv)
 
 
 if __name__ == '__main__':

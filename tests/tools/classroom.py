@@ -12,9 +12,11 @@ for tests/autograder.
 
 Standard library only.
 """
-import argparse
 import re
 import sys
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 ROW = re.compile(r'^\| ([a-z0-9-]+) \| [^|]+ \| (PASS|FAIL|ERROR|TIMEOUT|SKIP) \|', re.M)
 
@@ -27,11 +29,8 @@ def job_summary(path):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='classroom.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    sub.add_parser('job-summary').add_argument('file')
-    a = p.parse_args(argv)
-    sys.exit(not job_summary(a.file))
+    return cli.dispatch('classroom.py', __doc__,
+                        {'job-summary': (lambda f: sys.exit(not job_summary(f)), ['file'])}, argv)
 
 
 if __name__ == '__main__':

@@ -11,9 +11,11 @@ tests/container.
 
 Standard library only.
 """
-import argparse
 import json
 import sys
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 CACHE_MOUNT = 'source=swaplab-cache,target=/swaplab-cache,type=volume'
 
@@ -25,11 +27,7 @@ def devcontainer(path):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='container.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    sub.add_parser('devcontainer').add_argument('file')
-    a = p.parse_args(argv)
-    devcontainer(a.file)
+    return cli.dispatch('container.py', __doc__, {'devcontainer': (devcontainer, ['file'])}, argv)
 
 
 if __name__ == '__main__':

@@ -22,9 +22,11 @@ for tests/autograder.  tests/autograder-check checks the format itself.
 A row without the fields read ends in Python's traceback (exit 1).
 Standard library only.
 """
-import argparse
 import json
 import sys
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 VERDICTS = ('PASS', 'FAIL', 'ERROR', 'TIMEOUT', 'SKIP')
 NOT_REACHED = 'SKIP: not reached'
@@ -56,20 +58,10 @@ def kill_rows(killed, passed):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='gradescope.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    sub.add_parser('decided').add_argument('file')
-    sub.add_parser('build-failed').add_argument('file')
-    s = sub.add_parser('kill-rows')
-    s.add_argument('killed')
-    s.add_argument('passed')
-    a = p.parse_args(argv)
-    if a.cmd == 'decided':
-        decided(a.file)
-    elif a.cmd == 'build-failed':
-        sys.exit(not build_failed(a.file))
-    else:
-        sys.exit(not kill_rows(a.killed, a.passed))
+    return cli.dispatch('gradescope.py', __doc__, {
+        'decided': (decided, ['file']),
+        'build-failed': (lambda f: sys.exit(not build_failed(f)), ['file']),
+        'kill-rows': (lambda k, p: sys.exit(not kill_rows(k, p)), ['killed', 'passed'])}, argv)
 
 
 if __name__ == '__main__':

@@ -9,9 +9,11 @@
 A check-refs that fails to load or to compute ends in Python's traceback
 (exit 1).  Standard library only.
 """
-import argparse
 import sys
 from importlib.machinery import SourceFileLoader
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 
 def tags(check_refs, kit):
@@ -20,13 +22,7 @@ def tags(check_refs, kit):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='refs.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    s = sub.add_parser('tags')
-    s.add_argument('check_refs')
-    s.add_argument('kit')
-    a = p.parse_args(argv)
-    tags(a.check_refs, a.kit)
+    return cli.dispatch('refs.py', __doc__, {'tags': (tags, ['check_refs', 'kit'])}, argv)
 
 
 if __name__ == '__main__':

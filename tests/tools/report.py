@@ -14,9 +14,11 @@ callers (tests/labs, tests/smoke, tests/stages, tests/hostile/*) send
 stderr to /dev/null and read the empty output as "no report".
 Standard library only.
 """
-import argparse
 import json
 import sys
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 
 def load(path):
@@ -26,21 +28,17 @@ def load(path):
     return json.load(open(path))
 
 
+def _on(show):
+    """A subcommand that loads the report once and shows it with SHOW."""
+    return lambda path: show(load(path))
+
+
 def main(argv):
-    p = argparse.ArgumentParser(prog='report.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    for name in ('score', 'score-max', 'status', 'status-message'):
-        sub.add_parser(name).add_argument('file')
-    a = p.parse_args(argv)
-    d = load(a.file)
-    if a.cmd == 'score':
-        print('%g' % d['score'])
-    elif a.cmd == 'score-max':
-        print('%g %g' % (d['score'], d['max_score']))
-    elif a.cmd == 'status':
-        print(d['status'])
-    else:
-        print(d['status'], d['message'])
+    return cli.dispatch('report.py', __doc__, {
+        'score': (_on(lambda d: print('%g' % d['score'])), ['file']),
+        'score-max': (_on(lambda d: print('%g %g' % (d['score'], d['max_score']))), ['file']),
+        'status': (_on(lambda d: print(d['status'])), ['file']),
+        'status-message': (_on(lambda d: print(d['status'], d['message'])), ['file'])}, argv)
 
 
 if __name__ == '__main__':

@@ -18,10 +18,12 @@
 Standard library only; imports nothing of the kit, so no byte code is
 written beside it.
 """
-import argparse
 import importlib
 import os
 import sys
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 SH = (b'#!/bin/bash', b'#!/usr/bin/env bash', b'#!/bin/sh', b'# shellcheck shell=')
 
@@ -64,20 +66,8 @@ def import_module(d, module):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='static.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    sub.add_parser('files').add_argument('dir')
-    sub.add_parser('compile').add_argument('file', nargs='*')
-    s = sub.add_parser('import')
-    s.add_argument('dir')
-    s.add_argument('module')
-    a = p.parse_args(argv)
-    if a.cmd == 'files':
-        files(a.dir)
-    elif a.cmd == 'compile':
-        compile_all(a.file)
-    else:
-        import_module(a.dir, a.module)
+    return cli.dispatch('static.py', __doc__, {'files': (files, ['dir']), 'compile': (compile_all, ['*file']),
+                                               'import': (import_module, ['dir', 'module'])}, argv)
 
 
 if __name__ == '__main__':

@@ -18,11 +18,13 @@ DIR writes DIR/summary.csv, summary.html and summary.json), for tests/labs.
 A missing or malformed file ends in Python's traceback (exit 1).
 Standard library only.
 """
-import argparse
 import csv
 import json
 import sys
 from html.parser import HTMLParser
+
+sys.dont_write_bytecode = True    # (no byte code beside the tools)
+import _cli as cli  # noqa: E402  (tests/tools/_cli.py: the shared command line)
 
 
 def rows(path):
@@ -64,25 +66,9 @@ def has_student(path, student):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog='summary.py', description=__doc__.split('\n\n')[0])
-    sub = p.add_subparsers(dest='cmd', required=True)
-    s = sub.add_parser('row')
-    s.add_argument('csv')
-    s.add_argument('student')
-    sub.add_parser('scores').add_argument('csv')
-    sub.add_parser('columns').add_argument('dir')
-    s = sub.add_parser('has-student')
-    s.add_argument('json')
-    s.add_argument('student')
-    a = p.parse_args(argv)
-    if a.cmd == 'row':
-        row(a.csv, a.student)
-    elif a.cmd == 'scores':
-        scores(a.csv)
-    elif a.cmd == 'columns':
-        columns(a.dir)
-    else:
-        has_student(a.json, a.student)
+    return cli.dispatch('summary.py', __doc__, {
+        'row': (row, ['csv', 'student']), 'scores': (scores, ['csv']), 'columns': (columns, ['dir']),
+        'has-student': (has_student, ['json', 'student'])}, argv)
 
 
 if __name__ == '__main__':
