@@ -272,6 +272,30 @@ class SecondHang(unittest.TestCase):
             return 3
         run.vm_run = vm_run
 
+    def staged(self, trouble):
+        """A stand-in vm_run: each boot's first check passes; with more
+        checks in the boot, TROUBLE(nonce, ids) gives (lines, rc) for what
+        follows it, else the boot ends cleanly."""
+        def vm_run(img, test, log, nonce, **kw):
+            with open(test) as f:
+                ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
+            self.boots.append(ids)
+            lines = [f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} STEP 1.1 script passes.sh',
+                     f'SWAPLAB {nonce} RESULT {ids[0]} PASS ok']
+            more, rc = trouble(nonce, ids) if len(ids) > 1 else \
+                ([f'SWAPLAB {nonce} CHECK end 3.0', f'SWAPLAB {nonce} DONE 0'], 0)
+            with open(log, 'w') as f:
+                f.write('\n'.join(lines + more) + '\n')
+            return rc
+        run.vm_run = vm_run
+
+    @staticmethod
+    def next_swapon(nonce, ids):
+        """The console up to the next check's swapon, after a good swapoff."""
+        return [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}', f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0',
+                f'SWAPLAB {nonce} STEP 2.2 done: swapoff /dev/pmem0', f'SWAPLAB {nonce} CHECK {ids[1]} 2.3',
+                f'SWAPLAB {nonce} STEP 2.4 swaptest swapon /dev/pmem0 10']
+
     def entries(self, *ids):
         return [run.Entry(i, Check('-', i, 'guest', ['fast', 'pmem', 'passes.sh']), 'pmem', 'passes.sh', [])
                 for i in ids]
@@ -327,29 +351,13 @@ class SecondHang(unittest.TestCase):
         always, but it neither counts as that check's hang nor ends the
         kernel: the rest boot one check at a time, with no swapoff between
         checks, and pass if their own work passes."""
-        def vm_run(img, test, log, nonce, **kw):
-            with open(test) as f:
-                ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
-            self.boots.append(ids)
-            lines = [f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} STEP 1.1 script passes.sh',
-                     f'SWAPLAB {nonce} RESULT {ids[0]} PASS ok']
-            if len(ids) > 1 and self.setup:       # the next check's swapon hangs
-                lines += [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}', f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0',
-                          f'SWAPLAB {nonce} STEP 2.2 done: swapoff /dev/pmem0', f'SWAPLAB {nonce} CHECK {ids[1]} 2.3',
-                          f'SWAPLAB {nonce} STEP 2.4 swaptest swapon /dev/pmem0 10']
-                lines += tail('hung-swapoff')
-                rc = 3
-            elif len(ids) > 1:     # the swapoff before the next check hangs
-                lines += [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}', f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0']
-                lines += tail('hung-swapoff')
-                rc = 3
-            else:
-                lines += [f'SWAPLAB {nonce} CHECK end 3.0', f'SWAPLAB {nonce} DONE 0']
-                rc = 0
-            with open(log, 'w') as f:
-                f.write('\n'.join(lines) + '\n')
-            return rc
-        run.vm_run = vm_run
+        def trouble(nonce, ids):
+            if self.setup:          # the next check's swapon hangs
+                return self.next_swapon(nonce, ids) + tail('hung-swapoff'), 3
+            # the swapoff before the next check hangs
+            return [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}',
+                    f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0'] + tail('hung-swapoff'), 3
+        self.staged(trouble)
         self.setup = False
         es = self.entries('a', 'b', 'c', 'd')
         got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
@@ -391,26 +399,9 @@ class SecondHang(unittest.TestCase):
         check's script is forgiven (the check runs again alone); a kernel
         error there, such as a lockdep report in the swapon after a
         swapoff, is the kernel's bug and stays the check's verdict."""
-        def vm_run(img, test, log, nonce, **kw):
-            with open(test) as f:
-                ids = [i for i in re.findall(r'CHECK (\S+) \$\(', f.read()) if i != 'end']
-            self.boots.append(ids)
-            lines = [f'SWAPLAB {nonce} CHECK {ids[0]} 1.0', f'SWAPLAB {nonce} STEP 1.1 script passes.sh',
-                     f'SWAPLAB {nonce} RESULT {ids[0]} PASS ok']
-            if len(ids) > 1:
-                lines += [f'SWAPLAB {nonce} STEP 2.0 {run.TRANSITION}', f'SWAPLAB {nonce} STEP 2.1 swapoff /dev/pmem0',
-                          f'SWAPLAB {nonce} STEP 2.2 done: swapoff /dev/pmem0', f'SWAPLAB {nonce} CHECK {ids[1]} 2.3',
-                          f'SWAPLAB {nonce} STEP 2.4 swaptest swapon /dev/pmem0 10',
-                          '[   41.2] WARNING: possible circular locking dependency detected',
-                          '[swaplab] kernel error on the console: WARNING: possible circular locking']
-                rc = 2
-            else:
-                lines += [f'SWAPLAB {nonce} CHECK end 3.0', f'SWAPLAB {nonce} DONE 0']
-                rc = 0
-            with open(log, 'w') as f:
-                f.write('\n'.join(lines) + '\n')
-            return rc
-        run.vm_run = vm_run
+        self.staged(lambda nonce, ids: (self.next_swapon(nonce, ids) + [
+            '[   41.2] WARNING: possible circular locking dependency detected',
+            '[swaplab] kernel error on the console: WARNING: possible circular locking'], 2))
         es = self.entries('a', 'b', 'c')
         got = run.run_group(self.d, self.img, 'pmem', '512M', {e.id: 20 for e in es}, es)
         self.assertEqual(self.boots, [['a', 'b', 'c'], ['c']])
@@ -526,6 +517,14 @@ HUNG_TASK = '''[   30.100000] INFO: task swaptest:85 blocked for more than 10 se
 [   30.100000]  </TASK>'''
 
 
+def decided(text, cid, script, rc=2):
+    """decide_guest on a one-check console TEXT that ended with runner
+    exit RC: (record, console, section)."""
+    con = logs.parse_console(text, NONCE, rc)
+    sec = con.sections()[0]
+    return verdict.decide_guest(Check('-', cid, 'guest', ['fast', 'pmem', script]), con, sec, 60), con, sec
+
+
 class HangReports(unittest.TestCase):
     def test_a_rip_in_plumbing_falls_back_to_the_guessed_frames(self):
         # (full tier, 2026-12-07: swapoff looping in try_to_unuse, the NMI
@@ -547,10 +546,7 @@ class HangReports(unittest.TestCase):
                           HUNG_TASK.split('\n')[0],
                           '[swaplab] kernel error on the console: INFO: task swaptest:85 blocked'] +
                          HUNG_TASK.split('\n')[1:])
-        con = logs.parse_console(text, NONCE, 2)
-        sec = con.sections()[0]
-        c = Check('-', 'swapoff-busy', 'guest', ['fast', 'pmem', 'swapoff.sh'])
-        r = verdict.decide_guest(c, con, sec, 60)
+        r, con, sec = decided(text, 'swapoff-busy', 'swapoff.sh')
         self.assertEqual(r.verdict, 'ERROR')
         self.assertIn('blocked for more than 10 seconds', r.reason)
         self.assertIn('stuck in enable_swap_slots_cache < __do_sys_swapon (swaptest, blocked)', r.reason)
@@ -642,10 +638,7 @@ class Detectors(unittest.TestCase):
                  '[   31.5]  do_swap_page+0x1b0/0x9e0', '[   31.5]  __handle_mm_fault+0x5c1/0xa70',
                  '[   31.5]  handle_mm_fault+0xd9/0x2b0', '[   31.5]  exc_page_fault+0x1d5/0x6f0',
                  '[   31.5]  asm_exc_page_fault+0x22/0x30', '[   31.5]  </TASK>']
-        con = logs.parse_console('\n'.join(lines), NONCE, 2)
-        sec = con.sections()[0]
-        c = Check('-', 'pageout', 'guest', ['fast', 'pmem', 'pageout.sh'])
-        r = verdict.decide_guest(c, con, sec, 60)
+        r, _, _ = decided('\n'.join(lines), 'pageout', 'pageout.sh')
         self.assertEqual(r.verdict, 'ERROR')
         self.assertIn('soft lockup', r.reason)
         self.assertIn('stuck in swap_cache_get_folio', r.reason)
