@@ -42,7 +42,7 @@ import sys
 from typing import Dict, List, Optional, Set
 
 from . import policy
-from .labs import allowlist
+from .labs import ROOT, allowlist
 
 # the line the overlay puts before each suite's #include (scripts/overlay)
 CUT = 'SWAPLAB_LAB'
@@ -407,7 +407,7 @@ def main(argv: List[str]) -> int:
     repo = os.environ.get('LINUX_REPO', '')
     sanc = sanctioned_for(repo, srev, rrev, lab)
     own = allowlist(lab)
-    suite = suite_idents(policy.ROOT)
+    suite = suite_idents(ROOT)
     bad: List[Violation] = []
     files = sorted(f for f in os.listdir(udir) if f.endswith('.i'))
     if not files:
