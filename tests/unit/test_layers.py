@@ -106,6 +106,37 @@ class Layers(unittest.TestCase):
                if name != 'gradeall' for n in ast.walk(tree) if 'gradeall' in imported(n)]
         self.assertEqual(bad, [], "gradeall.py is grade-all's command line: import from gradejobs or gradesum")
 
+    def test_every_name_read_from_a_module_is_defined_there(self):
+        # (the cold quick tier, 2026-12-07: cpolicy.main read policy.ROOT
+        # after ROOT moved to labs.py; every graded build was refused, and
+        # no unit test runs cpolicy.main)
+        def top_names(tree):
+            out = set()
+            for n in tree.body:
+                if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                    out.add(n.name)
+                elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                        out |= {x.id for x in ast.walk(t) if isinstance(x, ast.Name)}
+                elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                    out |= {(a.asname or a.name).split('.')[0] for a in n.names}
+                elif isinstance(n, (ast.If, ast.Try)):
+                    out |= top_names(ast.Module(body=[x for x in ast.walk(n) if isinstance(x, ast.stmt)
+                                                      and x is not n], type_ignores=[]))
+            return out
+        defined = {name: top_names(tree) for name, (_, tree) in self.mods.items()}
+        bad = []
+        for name, (path, tree) in self.mods.items():
+            alias = {}
+            for n in tree.body:
+                if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module is None:
+                    alias.update({a.asname or a.name: a.name for a in n.names})
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in alias \
+                        and n.attr not in defined.get(alias[n.value.id], {n.attr}):
+                    bad.append(f'{os.path.relpath(path, ROOT)}:{n.lineno}: {n.value.id}.{n.attr}')
+        self.assertEqual(bad, [])
+
     def test_every_verdict_is_set_in_verdict_py(self):
         # (issue 29) X.set(VERDICT, ...) with a verdict constant, or one
         # read from another record, anywhere but verdict.py
