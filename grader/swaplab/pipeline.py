@@ -103,6 +103,7 @@ class Grader:
         self.override = scaled(int(env), self.scale) if env else None
         self.limits = limits()
         self.steps = {k: scaled(v, self.scale) for k, v in step_limits().items()}
+        self.detectors = timelimits.detector_args(self.scale)    # (the guest's, scaled alike)
         self.hangs: Dict[str, run.Hangs] = {}
         # the lab's own checks, and their lock_stat runs: still run after a
         # kernel hung twice (run.run_group)
@@ -128,7 +129,7 @@ class Grader:
         procs.note('time limits: ' + ', '.join(f'{i} {s} s' for i, s in lim.items()) +
                  ('; steps: ' + ', '.join(f'{k} {s} s' for k, s in self.steps.items()) if self.steps else ''))
         return run.run_group(self.work, img, mode, pmem, lim, entries, steps=self.steps,
-                             append=timelimits.detector_args(self.scale),
+                             append=self.detectors,
                              hangs=self.hangs.setdefault(os.path.realpath(img), run.Hangs()), own=self.own)
 
     def record(self, r: Record) -> None:
@@ -276,7 +277,7 @@ class Grader:
                 procs.note(f'latency round {rd}/{rounds}: {who}' + (f' (time limit {limit} s)' if who == 'mine' else ''))
                 t0 = time.monotonic()
                 _, m = run.measure_run(k, test, os.path.join(self.work, f'{c.id}-{who}-{rd}.console'),
-                                       cpus=cpus, append=f'swaplab.pages={pages} {timelimits.detector_args(self.scale)}'.strip(), out_log=log, limit=limit)
+                                       cpus=cpus, append=f'swaplab.pages={pages} {self.detectors}'.strip(), out_log=log, limit=limit)
                 meas.append({'who': who, 'round': rd, 'median': _num(m.get('fault_median_us')),
                              'p99': _num(m.get('fault_p99_us'))})
                 if meas[-1]['median'] is None:
