@@ -14,12 +14,23 @@
   static.py import DIR MODULE   import MODULE with DIR first on sys.path
                                 (this folder not on it); its error and exit
                                 status are the import's
+  static.py subjects DIR LIST   the commit subjects (git's %s: the first
+                                paragraph) of DIR's history from HEAD:
+                                "bad HASH LEN SUBJECT" for each one over 72
+                                characters that LIST does not name,
+                                "unneeded HASH" for each one LIST names that
+                                is not, "stale HASH" for each of LIST's
+                                hashes the history lacks (a full clone
+                                only), then "checked N"
+                                ("none WHY" alone where DIR is no git
+                                checkout of its own)
 
 Standard library only; imports nothing of the kit, so no byte code is
 written beside it.
 """
 import importlib
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True    # (no byte code beside the tools)
@@ -65,9 +76,51 @@ def import_module(d, module):
     importlib.import_module(module)
 
 
+SUBJECT_MAX = 72
+
+
+def git(d, *args):
+    return subprocess.run(['git', '-C', d, *args], capture_output=True, text=True,
+                          errors='replace', check=False)
+
+
+def subjects(d, listed):
+    top = git(d, 'rev-parse', '--show-toplevel')
+    if top.returncode != 0 or not os.path.samefile(top.stdout.strip(), d):
+        print('none', 'no git checkout of its own at', d)
+        return
+    known = set()
+    with open(listed, encoding='utf-8') as f:
+        for n, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].split()
+            if not line:
+                continue
+            if len(line) != 1 or len(line[0]) != 40:
+                sys.exit('%s:%d: not a 40-digit commit hash' % (listed, n))
+            known.add(line[0])
+    log = git(d, 'log', '--format=%H%x00%s%x00', 'HEAD')
+    if log.returncode != 0:
+        sys.exit('git log failed: ' + log.stderr.strip())
+    seen = set()
+    fields = log.stdout.split('\x00')
+    for h, subj in zip(fields[0::2], fields[1::2]):
+        h = h.strip()
+        seen.add(h)
+        if len(subj) > SUBJECT_MAX and h not in known:
+            print('bad', h[:12], len(subj), subj[:100])
+        elif len(subj) <= SUBJECT_MAX and h in known:
+            print('unneeded', h)
+    shallow = git(d, 'rev-parse', '--is-shallow-repository').stdout.strip() == 'true'
+    if not shallow:
+        for h in sorted(known - seen):
+            print('stale', h)
+    print('checked', len(seen))
+
+
 def main(argv):
     return cli.dispatch('static.py', __doc__, {'files': (files, ['dir']), 'compile': (compile_all, ['*file']),
-                                               'import': (import_module, ['dir', 'module'])}, argv)
+                                               'import': (import_module, ['dir', 'module']),
+                                               'subjects': (subjects, ['dir', 'list'])}, argv)
 
 
 if __name__ == '__main__':

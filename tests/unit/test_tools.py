@@ -338,6 +338,48 @@ class Static(Tmp):
         self.assertEqual(rc, 1)
         self.assertIn("No module named 'report'", err)
 
+    def git(self, *args):
+        subprocess.run(['git', '-C', self.d, '-c', 'user.name=t', '-c', 'user.email=t@t',
+                        '-c', 'commit.gpgsign=false', *args], check=True, capture_output=True)
+
+    def test_subjects(self):
+        """A subject over 72 characters fails unless the list names its
+        commit; a subject of two lines counts as git's %s joins it; a listed
+        hash the history lacks is stale; a bad list line exits non-zero."""
+        self.git('init', '-q')
+        self.git('commit', '-q', '--allow-empty', '-m', 'y' * 72)
+        self.git('commit', '-q', '--allow-empty', '-m', 'z' * 73)
+        long = subprocess.run(['git', '-C', self.d, 'rev-parse', 'HEAD'], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        self.git('commit', '-q', '--allow-empty', '-m', 'a' * 40 + '\n' + 'b' * 40)
+        joined = subprocess.run(['git', '-C', self.d, 'rev-parse', 'HEAD'], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        none, listed = self.put('l/none', ''), self.put('l/listed', '# old\n%s  # kept\n' % long)
+        rc, out, _ = tool('static', 'subjects', self.d, none)
+        self.assertEqual((rc, out), (0, 'bad %s 81 %s\nbad %s 73 %s\nchecked 3\n'
+                                     % (joined[:12], 'a' * 40 + ' ' + 'b' * 40, long[:12], 'z' * 73)))
+        self.assertEqual(tool('static', 'subjects', self.d, listed)[:2],
+                         (0, 'bad %s 81 %s\nchecked 3\n' % (joined[:12], 'a' * 40 + ' ' + 'b' * 40)))
+        stale = self.put('l/stale', '%s\n%s\n' % (long, '0' * 40))
+        self.assertIn('stale ' + '0' * 40 + '\n', tool('static', 'subjects', self.d, stale)[1])
+        short = subprocess.run(['git', '-C', self.d, 'rev-parse', 'HEAD~2'], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        self.assertIn('unneeded %s\n' % short,
+                      tool('static', 'subjects', self.d, self.put('l/short', short + '\n'))[1])
+        rc, _, err = tool('static', 'subjects', self.d, self.put('l/bad', 'abc\n'))
+        self.assertEqual(rc, 1)
+        self.assertIn('l/bad:1: not a 40-digit commit hash', err)
+        self.assertEqual(tool('static', 'subjects', os.path.join(self.d, 'l'), none)[:2],
+                         (0, 'none no git checkout of its own at %s/l\n' % self.d))
+
+    def test_subjects_of_this_kit(self):
+        """The kit's own list names only long subjects (none kept for nothing)."""
+        if not os.path.isdir(os.path.join(ROOT, '.git')):
+            self.skipTest('no git history here')
+        rc, out, _ = tool('static', 'subjects', ROOT, os.path.join(ROOT, 'tests', 'long-subjects'))
+        self.assertEqual(rc, 0)
+        self.assertNotRegex(out, r'(?m)^(bad|stale|unneeded) ')
+
 
 if __name__ == '__main__':
     kitrun.main(__name__, 'tools')
