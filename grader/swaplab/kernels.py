@@ -66,7 +66,7 @@ class Kernels:
             env = dict(os.environ, SWAPLAB_LOCK_WAIT_FILE=os.path.join(self.work, f'kernel-{cfg}.lock-wait'))
             self.bg[cfg] = popen([os.path.join(ROOT, 'scripts', 'build-kernel'), '--commit', self.commit,
                                   '--lab', self.lab, '--config', cfg, *extra,
-                                  '--keep-log', os.path.join(self.work, f'kernel-{cfg}.build.log')],
+                                  '--keep-log', self._kept_log(cfg)],
                                  stdout=o, stderr=e, env=env)
         self.secs[cfg] = time.time()
 
@@ -131,16 +131,21 @@ class Kernels:
                 gone.append(img)
         return gone
 
+    def _kept_log(self, cfg: str) -> str:
+        """Where build-kernel copies a failed build's log (--keep-log)."""
+        return os.path.join(self.work, f'kernel-{cfg}.build.log')
+
     def logs(self, cfg: str) -> Tuple[str, str]:
-        """(build.log of the make run, the build script's own stderr)."""
+        """(build.log of the make run, the build script's own stderr).
+        A failed build's log is the copy at the path this grade chose
+        (--keep-log), never a path read from the stderr: gcc quotes the
+        submission's source there, so an "#error full log: /etc/shadow"
+        would name any host file."""
         tool = logs.read_text(self._paths(cfg)[1])
         img = self.img.get(cfg)
         build = logs.read_text(os.path.join(img, 'build.log')) if img else ''
         if not build:
-            # a failed build keeps its log in the object directory
-            for l in tool.split('\n'):
-                if 'full log: ' in l:
-                    build = logs.read_text(l.split('full log: ', 1)[1].strip())
+            build = logs.read_text(self._kept_log(cfg))
         return build, tool
 
 

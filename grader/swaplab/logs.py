@@ -12,6 +12,7 @@ import io
 import math
 import os
 import re
+import stat
 import subprocess
 import sys
 from typing import Dict, List, Optional, Tuple
@@ -63,16 +64,22 @@ def truncate(s: str, n: int) -> str:
 
 def read_text(path: str, limit: int = 64 << 20) -> str:
     """A log file as text: UTF-8 with replacement, at most LIMIT bytes (the
-    head and the tail, which hold what matters)."""
+    head and the tail, which hold what matters).  A regular file only: a
+    FIFO or a device reads as '' (opened without blocking, never read)."""
     try:
-        size = os.path.getsize(path)
-        with open(path, 'rb') as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            return ''
+        size = st.st_size
+        with os.fdopen(fd, 'rb') as f:
             if size <= limit:
-                data = f.read()
+                data = f.read(size)
             else:
                 head = f.read(limit // 2)
                 f.seek(size - limit // 2)
-                data = head + b'\n[... log cut ...]\n' + f.read()
+                data = head + b'\n[... log cut ...]\n' + f.read(limit // 2)
     except OSError:
         return ''
     return _ANSI.sub('', data.decode('utf-8', errors='replace')).replace('\r', '')

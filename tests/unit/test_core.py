@@ -237,6 +237,31 @@ class BuildVerdicts(unittest.TestCase):
                                  self.WARN.split('\n', 2)[2], '', checks_allow())
         self.assertEqual(r.verdict, 'PASS')
 
+    def test_a_failed_builds_log_is_the_kept_copy_never_a_path_in_a_message(self):
+        """The red team's "#error full log: /etc/shadow": gcc quotes it in
+        the build script's stderr, and the grader read the file it named.
+        The log is the grade's own kept copy; a FIFO reads as nothing."""
+        with tempfile.TemporaryDirectory() as d:
+            secret = os.path.join(d, 'host-secret')
+            with open(secret, 'w', encoding='utf-8') as f:
+                f.write('error: TOP-SECRET host line\n')
+            k = kernels.Kernels('c0ffee', '01', d, graded=True)
+            with open(os.path.join(d, 'kernel-fast.log'), 'w', encoding='utf-8') as f:
+                f.write(f'mm/swapfile.c:9:2: error: #error full log: {secret}\n'
+                        f'error: kernel build failed for c0ffee (fast); full log: {secret}\n')
+            k.img['fast'] = None
+            build, tool = k.logs('fast')
+            self.assertEqual(build, '')
+            self.assertNotIn('TOP-SECRET', verdict.decide_build(
+                Check('all', 'build-fast', 'build', ['fast']), False, build, tool, checks_allow()).excerpt)
+            with open(os.path.join(d, 'kernel-fast.build.log'), 'w', encoding='utf-8') as f:
+                f.write(self.ERR)
+            self.assertEqual(k.logs('fast')[0], self.ERR)
+            fifo = os.path.join(d, 'fifo')
+            os.mkfifo(fifo)
+            self.assertEqual(logs.read_text(fifo), '')
+            self.assertEqual(logs.read_text('/dev/zero'), '')
+
 
 def checks_allow():
     from swaplab.intake import allowlist
