@@ -33,6 +33,14 @@ class Grade:
     context: dict = dataclasses.field(default_factory=dict)       # what the score depends on
     scored: Optional['scoring.Score'] = None   # None: not scored
 
+    def __setattr__(self, name, value):
+        # the message and the graded words may quote a submission's file
+        # names (git's raw bytes): no escape sequence or control character
+        # reaches a terminal, a table or a CSV through them
+        if name in ('message', 'graded') and isinstance(value, str):
+            value = logs.clean(value, keep_newlines=False)
+        super().__setattr__(name, value)
+
     def apply_scoring(self, rules: Optional['scoring.Rules'] = None) -> None:
         """Score the grade (grader/scoring.tsv) into self.scored: its score
         out of 100 and each check's part (role, points, earned, cap); the

@@ -12,6 +12,7 @@ and lab 06's suite of five cases (enabled, refill, return, drain, low_watermark:
 were split for partial credit after they were recorded) in the same format.
 """
 import copy
+import io
 import json
 import os
 import re
@@ -269,6 +270,18 @@ def checks_allow():
 
 
 class Reports(unittest.TestCase):
+    def test_a_message_carries_no_escape_sequence(self):
+        """The red team's file name "mm/\\033[2K\\033[1Gzz-fake 100/100 pass"
+        reached the terminal, grade-all's table and summary.csv through the
+        rejection message."""
+        g = Grade('01', graded='patch \x1b[8mx.patch')
+        g.status, g.message = 'rejected', 'outside the allowlist: mm/\x1b[2K\x1b[1Gzz-fake 100/100 pass\x1b[8m\x07'
+        self.assertEqual(g.message, 'outside the allowlist: mm/zz-fake 100/100 pass')
+        self.assertEqual(g.graded, 'patch x.patch')
+        out = io.StringIO()
+        report.print_summary(g, out)
+        self.assertNotIn('\x1b', out.getvalue())
+
     def grade(self):
         recs = []
         con = load('stuck')
