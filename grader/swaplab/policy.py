@@ -614,19 +614,51 @@ def _imitates(parts: List[Tuple[str, Optional[List[bool]]]]) -> Optional[str]:
     return None
 
 
+_WINDOW = _REACH + max(len(k) for k in _KEYS)   # what a try reads beside a slot
+
+
+def _pieces_at(tpl: List[Tuple[str, str]]) -> Tuple[str, List[bool], List[int]]:
+    """TPL rendered once (_render), and where each piece starts in it."""
+    text, mask = _render(tpl)
+    at, n = [], 0
+    for k, v in tpl:
+        at.append(n)
+        n += len(v) if k == 'lit' else (1 if k == 'num' else 0)
+    return text, mask, at
+
+
+def _left_of(text: str, mask: List[bool], at: int) -> Tuple[str, List[bool]]:
+    """What a try reads left of offset AT: _WINDOW characters, the blanks
+    before them (_imitates backs over them to a line's start) and one more
+    character (so that ^ sees whether a line starts there)."""
+    lo = max(0, at - _WINDOW)
+    while lo > 0 and text[lo - 1] in ' \t':
+        lo -= 1
+    lo = max(0, lo - 1)
+    return text[lo:at], mask[lo:at]
+
+
+def _right_of(text: str, mask: List[bool], at: int) -> Tuple[str, List[bool]]:
+    """What a try reads right of offset AT (_imitates stops _REACH past it)."""
+    return text[at:at + _WINDOW], mask[at:at + _WINDOW]
+
+
 def _imitation_by_fill(tpl: List[Tuple[str, str]], budget: List[int]) -> Optional[str]:
     """A way TPL could print a result or KTAP line, if one is found: each
     slot (the others empty) with every piece of a key the text around it
     leaves to complete, then each two neighbouring slots with a few fills.
-    Each try costs BUDGET[0] one."""
+    Each try costs BUDGET[0] one.  Each try reads a window around its
+    slots (what _imitates can reach), so that a string of many slots costs
+    time in proportion to its length, not to its square."""
     slots = [i for i, (k, _) in enumerate(tpl) if k in ('text', 'char')]
     if not slots:
         return None
+    text, mask, at = _pieces_at(tpl)
 
     def fills(i: int) -> Tuple[str, ...]:
         return tuple(f for f in _PAIR_FILLS if len(f) <= 1) if tpl[i][0] == 'char' else _PAIR_FILLS
     for i in slots:
-        left, right = _render(tpl[:i]), _render(tpl[i + 1:])
+        left, right = _left_of(text, mask, at[i]), _right_of(text, mask, at[i])
         if not (left[0][-_REACH:].strip() or right[0][:_REACH].strip()):
             continue                    # only blanks near it: no match can reach a literal character
         tried = set()
@@ -646,7 +678,8 @@ def _imitation_by_fill(tpl: List[Tuple[str, str]], budget: List[int]) -> Optiona
         if budget[0] < 0:
             return None
     for i, k in zip(slots, slots[1:]):
-        left, mid, right = _render(tpl[:i]), _render(tpl[i + 1:k]), _render(tpl[k + 1:])
+        left, right = _left_of(text, mask, at[i]), _right_of(text, mask, at[k])
+        mid = text[at[i]:at[k]], mask[at[i]:at[k]]
         if not (left[0][-_REACH:].strip() or mid[0].strip() or right[0][:_REACH].strip()):
             continue
         fi, fk = fills(i), fills(k)

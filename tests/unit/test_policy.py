@@ -288,6 +288,20 @@ class Bounds(unittest.TestCase):
         self.assertLess(time.monotonic() - t0, 20)
         self.assertTrue(got and got[0].startswith('format string imitates the grader'), got)
 
+    def test_one_string_of_many_slots_is_read_in_linear_time(self):
+        """The red team's 955-KB patch: one literal of 477 156 "%s".  Each
+        slot rendered the whole rest of the string again, so its policy
+        read took about 14 hours; each try now reads a window around its
+        slots.  (Blank-neighboured slots cost no budget, so the budget
+        never stopped it.)"""
+        for piece, refused_too in ((b'%s', False), (b'%s%c', False), (b'%sok 1 ', True)):
+            n = (policy.MAX_BYTES // 2 - len(START)) // len(piece)
+            src = b'static const char swp_fmt[] = "' + piece * n + b'";\n'
+            t0 = time.monotonic()
+            got = refused(src)
+            self.assertLess(time.monotonic() - t0, 20, piece)
+            self.assertEqual(bool(got), refused_too, (piece, got[:1]))
+
     def test_a_file_too_large(self):
         self.assertEqual(refused(b'/*' + b'x' * policy.MAX_BYTES + b'*/\n'), [f'file size: {PATH}:0'])
 
