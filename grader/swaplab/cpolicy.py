@@ -55,7 +55,7 @@ POSITIONAL = {'__LINE__', '__COUNTER__', '__FILE__', '__BASE_FILE__', '__FILE_NA
 # use expands to them); lockdep's are judged as a set, since spin_lock_init
 # and lockdep_assert_held expand to lockdep identifiers on the debug kernel
 COUNTED = ('usermode helper', 'file I/O', 'kunit', 'swaplab', 'debugfs and proc file', 'caller detection',
-           'symbol aliasing and lookup')
+           'symbol aliasing and lookup', 'console control')
 
 _TOKEN = re.compile(r'(?:[LUu]|u8)?"(?:[^"\\\n]|\\.)*"|(?:[LUu]|u8)?\'(?:[^\'\\\n]|\\.)*\'|'
                     r'\.?[0-9](?:[eEpP][+-]|[\w.])*|[A-Za-z_]\w*|##|\S')

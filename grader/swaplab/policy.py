@@ -138,6 +138,16 @@ _IDENT_FAMILIES = {
     'caller detection': r'\b(__builtin_return_address|__builtin_frame_address|__builtin_extract_return_addr|'
                         r'__builtin_FUNCTION|__builtin_LINE|__builtin_FILE|_RET_IP_|_THIS_IP_|'
                         r'__INCLUDE_LEVEL__|__COUNTER__|__BASE_FILE__|__FILE_NAME__|__TIMESTAMP__)\b',
+    # what silences or reroutes the console: the red team's forged suite
+    # (2026-12-07) set console_loglevel to 5 at swapon, so the suite's own
+    # KTAP (KERN_INFO) never reached the console, and printed a passing
+    # block at KERN_WARNING; no lab needs them
+    'console control': r'\b(console_loglevel|console_printk|default_console_loglevel|minimum_console_loglevel|'
+                       r'default_message_loglevel|suppress_printk|console_silent|console_verbose|'
+                       r'console_suspend\w*|console_resume|console_stop|console_start|console_lock|'
+                       r'console_unlock|console_trylock|console_drivers|console_list\w*|for_each_console\w*|'
+                       r'register_console|unregister_console|add_preferred_console|printk_set_loglevel|'
+                       r'ignore_loglevel|devkmsg_\w+)\b',
 }
 _IDENT_RES = {k: re.compile(v, re.I if k in ('kunit', 'swaplab') else 0) for k, v in _IDENT_FAMILIES.items()}
 _IMITATE = re.compile(r'((?i:swaplab|kunit|si_lock_key)|KTAP|# ?Subtest|(^|\\n|\s)(not )?ok [0-9%]|^1\.\.|\[swaplab\]|'
