@@ -141,13 +141,20 @@ _IDENT_FAMILIES = {
     # what silences or reroutes the console: the red team's forged suite
     # (2026-12-07) set console_loglevel to 5 at swapon, so the suite's own
     # KTAP (KERN_INFO) never reached the console, and printed a passing
-    # block at KERN_WARNING; no lab needs them
+    # block at KERN_WARNING; no lab needs them.  The second red team of
+    # that day lowered it through do_syslog() and stopped the console
+    # with suspend_console(), each declared by hand
     'console control': r'\b(console_loglevel|console_printk|default_console_loglevel|minimum_console_loglevel|'
                        r'default_message_loglevel|suppress_printk|console_silent|console_verbose|'
-                       r'console_suspend\w*|console_resume|console_stop|console_start|console_lock|'
+                       r'console_suspend\w*|console_suspended|suspend_console|resume_console|console_resume|'
+                       r'console_stop|console_start|console_lock|'
                        r'console_unlock|console_trylock|console_drivers|console_list\w*|for_each_console\w*|'
                        r'register_console|unregister_console|add_preferred_console|printk_set_loglevel|'
-                       r'ignore_loglevel|devkmsg_\w+)\b',
+                       r'ignore_loglevel|devkmsg_\w+|do_syslog|\w*sys_syslog|pr_flush|vprintk_emit|'
+                       r'printk_ratelimit\w*|early_console|serial8250_\w+|uart_\w+|'
+                       # the serial port itself, by port I/O or MMIO: no lab drives a device
+                       r'outb|outw|outl|outb_p|outw_p|outl_p|outsb|outsw|outsl|iowrite\w*|'
+                       r'writeb|writew|writel|writeq|__raw_write\w*)\b',
 }
 _IDENT_RES = {k: re.compile(v, re.I if k in ('kunit', 'swaplab') else 0) for k, v in _IDENT_FAMILIES.items()}
 _IMITATE = re.compile(r'((?i:swaplab|kunit|si_lock_key)|KTAP|# ?Subtest|(^|\\n|\s)(not )?ok [0-9%]|^1\.\.|\[swaplab\]|'
