@@ -593,15 +593,17 @@ def _template(run: List[Tok]) -> List[Tuple[str, str]]:
     return [p for p in out if p != ('lit', '')]
 
 
-def _render(tpl: List[Tuple[str, str]]) -> Tuple[str, List[bool]]:
-    """TPL printed with its slots empty (numbers as 1), and which of the
-    characters are the literal's own."""
-    text, mask = [], []
+def _render(tpl: List[Tuple[str, str]]) -> Tuple[str, List[bool], List[int]]:
+    """TPL printed with its slots empty (numbers as 1), which of the
+    characters are the literal's own, and where each piece starts."""
+    text, mask, at, n = [], [], [], 0
     for k, v in tpl:
         piece = v if k == 'lit' else ('1' if k == 'num' else '')
+        at.append(n)
+        n += len(piece)
         text.append(piece)
         mask.extend([k == 'lit'] * len(piece))
-    return ''.join(text), mask
+    return ''.join(text), mask, at
 
 
 _REACH = 48       # more than any match of _FORGE spans (a test's name aside)
@@ -634,16 +636,6 @@ def _imitates(parts: List[Tuple[str, Optional[List[bool]]]]) -> Optional[str]:
 _WINDOW = _REACH + max(len(k) for k in _KEYS)   # what a try reads beside a slot
 
 
-def _pieces_at(tpl: List[Tuple[str, str]]) -> Tuple[str, List[bool], List[int]]:
-    """TPL rendered once (_render), and where each piece starts in it."""
-    text, mask = _render(tpl)
-    at, n = [], 0
-    for k, v in tpl:
-        at.append(n)
-        n += len(v) if k == 'lit' else (1 if k == 'num' else 0)
-    return text, mask, at
-
-
 def _left_of(text: str, mask: List[bool], at: int) -> Tuple[str, List[bool]]:
     """What a try reads left of offset AT: _WINDOW characters, the blanks
     before them (_imitates backs over them to a line's start) and one more
@@ -670,7 +662,7 @@ def _imitation_by_fill(tpl: List[Tuple[str, str]], budget: List[int]) -> Optiona
     slots = [i for i, (k, _) in enumerate(tpl) if k in ('text', 'char')]
     if not slots:
         return None
-    text, mask, at = _pieces_at(tpl)
+    text, mask, at = _render(tpl)
 
     def fills(i: int) -> Tuple[str, ...]:
         return tuple(f for f in _PAIR_FILLS if len(f) <= 1) if tpl[i][0] == 'char' else _PAIR_FILLS
